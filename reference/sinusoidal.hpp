@@ -1,0 +1,63 @@
+#pragma once
+// Absolute sinusoidal tables and the Transformer-XL relative sinusoid.
+// Definitions: ../shared/notes/variants.md sections 1 and 7.
+#include <vector>
+
+#include "reference/real_types.hpp"
+#include "spec/spec.hpp"
+
+namespace peconform {
+
+// The floor(d/2) frequencies of a sinusoidal table. power: base^(-2i/(2n)) (Vaswani; equal to
+// base^(-2i/d) for even d). geometric: exp(-i ln(base)/max(n-1, 1)), from 1 down to exactly
+// 1/base (tensor2tensor get_timing_signal_1d with min_timescale 1, fairseq get_embedding).
+template <class Real> std::vector<Real> sinusoidal_frequencies(const Spec& spec) {
+  const int n = spec.d / 2;
+  const Real base = from_decimal<Real>(spec.base);
+  std::vector<Real> out;
+  for (int i = 0; i < n; ++i) {
+    if (spec.freq == FrequencyRule::power)
+      out.push_back(pow(base, Real(-2 * i) / Real(2 * n)));
+    else
+      out.push_back(exp(-Real(i) * log(base) / Real(std::max(n - 1, 1))));
+  }
+  return out;
+}
+
+// One table row. Interleaved puts pair i at (2i, 2i+1), half puts sines then cosines
+// ([sin..., cos...]); cos-sin swaps the two within each place; odd d under half ends in a zero
+// column. The row is that of position + offset (fairseq: offset = padding_idx + 1).
+template <class Real>
+std::vector<Real> sinusoidal_row(const Spec& spec, const std::vector<Real>& frequencies, std::int64_t position) {
+  const int n = spec.d / 2;
+  std::vector<Real> row(static_cast<std::size_t>(spec.d), Real(0));
+  const Real shifted(position + spec.offset);
+  for (int i = 0; i < n; ++i) {
+    const Real angle = shifted * frequencies[static_cast<std::size_t>(i)];
+    Real first = sin(angle), second = cos(angle);
+    if (spec.order == SinusoidalOrder::cos_sin) std::swap(first, second);
+    const auto [a, b] = spec.layout == Layout::interleaved ? std::pair{2 * i, 2 * i + 1} : std::pair{i, i + n};
+    row[static_cast<std::size_t>(a)] = first;
+    row[static_cast<std::size_t>(b)] = second;
+  }
+  return row;
+}
+
+// Transformer-XL's R_{i-j} = [sin((i-j) inv), cos((i-j) inv)], inv = base^(-2k/d), with i-j
+// capped at clamp_len when clamp_len > 0 (kimiyoung/transformer-xl mem_transformer.py).
+template <class Real>
+std::vector<Real> xl_relative_row(const Spec& spec, const std::vector<Real>& frequencies, std::int64_t query,
+                                  std::int64_t key) {
+  std::int64_t distance = query - key;
+  if (spec.clamp_len > 0) distance = std::min(distance, spec.clamp_len);
+  const int n = spec.d / 2;
+  std::vector<Real> row(static_cast<std::size_t>(spec.d));
+  for (int k = 0; k < n; ++k) {
+    const Real angle = Real(distance) * frequencies[static_cast<std::size_t>(k)];
+    row[static_cast<std::size_t>(k)] = sin(angle);
+    row[static_cast<std::size_t>(k + n)] = cos(angle);
+  }
+  return row;
+}
+
+}  // namespace peconform

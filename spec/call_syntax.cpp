@@ -1,0 +1,179 @@
+#include "spec/call_syntax.hpp"
+
+#include <cctype>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "spec/spec_error.hpp"
+
+namespace peconform {
+namespace {
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '+';
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view text) : text_(text) {}
+
+  Call parse_all() {
+    Call call = parse_call_body(read_word("a family name"));
+    skip_space();
+    if (at_ < text_.size()) fail("the end of the spec");
+    return call;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t at_ = 0;
+
+  [[noreturn]] void fail(std::string_view expected) {
+    skip_space();
+    std::string found = at_ < text_.size() ? fmt::format("'{}'", token_here()) : "the end of the text";
+    throw SpecError(fmt::format("spec error at column {} of \"{}\": expected {}, found {}", at_ + 1, text_,
+                                expected, found));
+  }
+
+  std::string_view token_here() const {
+    std::size_t end = at_;
+    while (end < text_.size() && is_word_char(text_[end])) ++end;
+    return text_.substr(at_, std::max<std::size_t>(end - at_, 1));
+  }
+
+  void skip_space() {
+    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
+  }
+
+  bool accept(char c) {
+    skip_space();
+    if (at_ < text_.size() && text_[at_] == c) {
+      ++at_;
+      return true;
+    }
+    return false;
+  }
+
+  void expect(char c, std::string_view what) {
+    if (!accept(c)) fail(fmt::format("'{}' {}", c, what));
+  }
+
+  std::string read_word(std::string_view what) {
+    skip_space();
+    std::size_t start = at_;
+    while (at_ < text_.size() && is_word_char(text_[at_])) ++at_;
+    if (at_ == start) fail(what);
+    return std::string(text_.substr(start, at_ - start));
+  }
+
+  Call parse_call_body(std::string name) {
+    Call call{std::move(name), {}};
+    expect('(', fmt::format("after '{}'", call.name));
+    if (accept(')')) return call;
+    do {
+      Argument argument;
+      argument.key = read_word("a key");
+      expect('=', fmt::format("after key '{}'", argument.key));
+      parse_value(argument);
+      call.arguments.push_back(std::move(argument));
+    } while (accept(','));
+    expect(')', fmt::format("or ',' to close '{}('", call.name));
+    return call;
+  }
+
+  void parse_value(Argument& argument) {
+    if (accept('[')) {
+      argument.kind = Argument::Kind::list;
+      if (accept(']')) return;
+      do argument.list.push_back(read_word(fmt::format("a list element for '{}'", argument.key)));
+      while (accept(','));
+      expect(']', fmt::format("or ',' in the list for '{}'", argument.key));
+      return;
+    }
+    std::string word = read_word(fmt::format("a value for '{}'", argument.key));
+    skip_space();
+    if (at_ < text_.size() && text_[at_] == '(') {
+      argument.kind = Argument::Kind::call;
+      argument.call.push_back(parse_call_body(std::move(word)));
+    } else {
+      argument.atom = std::move(word);
+    }
+  }
+};
+
+nlohmann::json atom_to_json(const std::string& atom) {
+  if (atom == "true") return true;
+  if (atom == "false") return false;
+  nlohmann::json number = nlohmann::json::parse(atom, nullptr, /*allow_exceptions=*/false);
+  if (number.is_number() && number.dump() == atom) return number;
+  return atom;
+}
+
+std::string atom_from_json(const nlohmann::json& value, std::string_view key) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number()) return value.dump();
+  throw SpecError(fmt::format("spec JSON: key '{}' has {} where a string, number or boolean was expected",
+                              key, value.dump()));
+}
+
+}  // namespace
+
+Call parse_call(std::string_view text) { return Parser(text).parse_all(); }
+
+std::string format_call(const Call& call) {
+  std::string out = call.name + "(";
+  for (std::size_t k = 0; k < call.arguments.size(); ++k) {
+    const Argument& argument = call.arguments[k];
+    out += (k ? "," : "") + argument.key + "=";
+    switch (argument.kind) {
+      case Argument::Kind::atom: out += argument.atom; break;
+      case Argument::Kind::list: out += "[" + fmt::format("{}", fmt::join(argument.list, ",")) + "]"; break;
+      case Argument::Kind::call: out += format_call(argument.call.front()); break;
+    }
+  }
+  return out + ")";
+}
+
+nlohmann::json call_to_json(const Call& call, std::string_view name_key) {
+  nlohmann::json out = nlohmann::json::object();
+  out[std::string(name_key)] = call.name;
+  for (const Argument& argument : call.arguments) {
+    nlohmann::json& slot = out[argument.key];
+    switch (argument.kind) {
+      case Argument::Kind::atom: slot = atom_to_json(argument.atom); break;
+      case Argument::Kind::list:
+        slot = nlohmann::json::array();
+        for (const std::string& element : argument.list) slot.push_back(atom_to_json(element));
+        break;
+      case Argument::Kind::call: slot = call_to_json(argument.call.front(), "type"); break;
+    }
+  }
+  return out;
+}
+
+Call call_from_json(const nlohmann::json& json, std::string_view name_key) {
+  if (!json.is_object()) throw SpecError(fmt::format("spec JSON: expected an object, found {}", json.dump()));
+  auto name = json.find(std::string(name_key));
+  if (name == json.end() || !name->is_string())
+    throw SpecError(fmt::format("spec JSON: expected a string under \"{}\" in {}", name_key, json.dump()));
+  Call call{name->get<std::string>(), {}};
+  for (const auto& [key, value] : json.items()) {
+    if (key == name_key) continue;
+    Argument argument;
+    argument.key = key;
+    if (value.is_array()) {
+      argument.kind = Argument::Kind::list;
+      for (const nlohmann::json& element : value) argument.list.push_back(atom_from_json(element, key));
+    } else if (value.is_object()) {
+      argument.kind = Argument::Kind::call;
+      argument.call.push_back(call_from_json(value, "type"));
+    } else {
+      argument.atom = atom_from_json(value, key);
+    }
+    call.arguments.push_back(std::move(argument));
+  }
+  return call;
+}
+
+}  // namespace peconform

@@ -1,0 +1,527 @@
+#include "spec/spec.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+#include <numeric>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "spec/call_syntax.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform {
+namespace {
+
+template <class E>
+using NameTable = std::vector<std::pair<E, std::string_view>>;
+
+template <class E> const NameTable<E>& names();
+template <> const NameTable<Family>& names() {
+  static const NameTable<Family> table{
+      {Family::sinusoidal, "sinusoidal"}, {Family::learned, "learned"}, {Family::rope, "rope"},
+      {Family::xpos, "xpos"},             {Family::mrope, "mrope"},     {Family::rope2d, "rope2d"},
+      {Family::alibi, "alibi"},           {Family::t5, "t5"},           {Family::shaw, "shaw"},
+      {Family::xl, "xl"}};
+  return table;
+}
+template <> const NameTable<Layout>& names() {
+  static const NameTable<Layout> table{{Layout::interleaved, "interleaved"}, {Layout::half, "half"}};
+  return table;
+}
+template <> const NameTable<RotaryPlacement>& names() {
+  static const NameTable<RotaryPlacement> table{{RotaryPlacement::first, "first"}, {RotaryPlacement::last, "last"}};
+  return table;
+}
+template <> const NameTable<SinusoidalOrder>& names() {
+  static const NameTable<SinusoidalOrder> table{{SinusoidalOrder::sin_cos, "sin-cos"},
+                                                {SinusoidalOrder::cos_sin, "cos-sin"}};
+  return table;
+}
+template <> const NameTable<FrequencyRule>& names() {
+  static const NameTable<FrequencyRule> table{{FrequencyRule::power, "power"}, {FrequencyRule::geometric, "geometric"}};
+  return table;
+}
+template <> const NameTable<XposRole>& names() {
+  static const NameTable<XposRole> table{{XposRole::query, "query"}, {XposRole::key, "key"}};
+  return table;
+}
+template <> const NameTable<SectionMode>& names() {
+  static const NameTable<SectionMode> table{{SectionMode::blocked, "blocked"}, {SectionMode::interleaved, "interleaved"}};
+  return table;
+}
+template <> const NameTable<AlibiMode>& names() {
+  static const NameTable<AlibiMode> table{{AlibiMode::symmetric, "symmetric"}, {AlibiMode::causal, "causal"}};
+  return table;
+}
+template <> const NameTable<Dtype>& names() {
+  static const NameTable<Dtype> table{
+      {Dtype::fp64, "fp64"}, {Dtype::fp32, "fp32"}, {Dtype::fp16, "fp16"}, {Dtype::bf16, "bf16"}};
+  return table;
+}
+template <> const NameTable<PrecisionClass>& names() {
+  static const NameTable<PrecisionClass> table{{PrecisionClass::exact_angle, "exact-angle"},
+                                               {PrecisionClass::fp32_angle, "fp32-angle"},
+                                               {PrecisionClass::lowp_cache, "lowp-cache"}};
+  return table;
+}
+template <> const NameTable<PlanKind>& names() {
+  static const NameTable<PlanKind> table{{PlanKind::none, "none"},       {PlanKind::linear, "linear"},
+                                         {PlanKind::dynamic, "dynamic"}, {PlanKind::yarn, "yarn"},
+                                         {PlanKind::llama3, "llama3"},   {PlanKind::longrope, "longrope"},
+                                         {PlanKind::custom, "custom"}};
+  return table;
+}
+
+template <class E> std::string_view name_of(E value) {
+  for (const auto& [v, name] : names<E>())
+    if (v == value) return name;
+  return "?";
+}
+
+template <class E> std::string choices() {
+  std::vector<std::string_view> all;
+  for (const auto& entry : names<E>()) all.push_back(entry.second);
+  return fmt::format("{}", fmt::join(all, "|"));
+}
+
+template <class E> E enum_from(std::string_view text, std::string_view key) {
+  for (const auto& [v, name] : names<E>())
+    if (name == text) return v;
+  throw SpecError(fmt::format("key '{}' expects one of {}, found '{}'", key, choices<E>(), text));
+}
+
+const std::string& atom_of(const Argument& argument) {
+  if (argument.kind != Argument::Kind::atom)
+    throw SpecError(fmt::format("key '{}' expects a single value, found a {}", argument.key,
+                                argument.kind == Argument::Kind::list ? "list" : "nested call"));
+  return argument.atom;
+}
+
+long long integer_from(std::string_view text, std::string_view key, long long lo, long long hi) {
+  long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < lo || value > hi)
+    throw SpecError(fmt::format("key '{}' expects an integer in [{}, {}], found '{}'", key, lo, hi, text));
+  return value;
+}
+
+Decimal decimal_from(std::string_view text, std::string_view key) {
+  try {
+    return Decimal::parse(text);
+  } catch (const SpecError& error) {
+    throw SpecError(fmt::format("key '{}': {}", key, error.what()));
+  }
+}
+
+Argument atom_argument(std::string_view key, std::string text) {
+  Argument argument;
+  argument.key = key;
+  argument.atom = std::move(text);
+  return argument;
+}
+
+Argument list_argument(std::string_view key, std::vector<std::string> elements) {
+  Argument argument;
+  argument.key = key;
+  argument.kind = Argument::Kind::list;
+  argument.list = std::move(elements);
+  return argument;
+}
+
+// The scope a key applies to: a family for spec keys, a plan kind for plan keys.
+Family scope_of(const Spec& spec) { return spec.family; }
+PlanKind scope_of(const FrequencyPlan& plan) { return plan.kind; }
+template <class Owner> using ScopeOf = decltype(scope_of(std::declval<const Owner&>()));
+
+// One key of a spec or plan: where it applies, whether the canonical form always shows it, and
+// how it reads and writes its value. Keys appear in the canonical form in table order.
+template <class Owner> struct KeyRule {
+  std::string_view name;
+  std::vector<ScopeOf<Owner>> scope;
+  bool always_printed;
+  std::function<void(Owner&, const Argument&)> read;
+  std::function<Argument(const Owner&)> write;
+};
+
+template <class Owner, class Member>
+KeyRule<Owner> integer_key(std::string_view name, std::vector<ScopeOf<Owner>> scope, bool always,
+                           Member Owner::*member, long long lo, long long hi) {
+  return {name, std::move(scope), always,
+          [=](Owner& o, const Argument& a) { o.*member = static_cast<Member>(integer_from(atom_of(a), name, lo, hi)); },
+          [=](const Owner& o) { return atom_argument(name, fmt::format("{}", o.*member)); }};
+}
+
+template <class E>
+KeyRule<Spec> enum_key(std::string_view name, std::vector<Family> scope, bool always, E Spec::*member) {
+  return {name, std::move(scope), always,
+          [=](Spec& s, const Argument& a) { s.*member = enum_from<E>(atom_of(a), name); },
+          [=](const Spec& s) { return atom_argument(name, std::string(name_of(s.*member))); }};
+}
+
+template <class Owner>
+KeyRule<Owner> decimal_key(std::string_view name, std::vector<ScopeOf<Owner>> scope, bool always,
+                           Decimal Owner::*member) {
+  return {name, std::move(scope), always,
+          [=](Owner& o, const Argument& a) { o.*member = decimal_from(atom_of(a), name); },
+          [=](const Owner& o) { return atom_argument(name, (o.*member).text()); }};
+}
+
+template <class Owner>
+KeyRule<Owner> bool_key(std::string_view name, std::vector<ScopeOf<Owner>> scope, bool Owner::*member) {
+  return {name, std::move(scope), false,
+          [=](Owner& o, const Argument& a) {
+            const std::string& text = atom_of(a);
+            if (text != "true" && text != "false")
+              throw SpecError(fmt::format("key '{}' expects true|false, found '{}'", name, text));
+            o.*member = text == "true";
+          },
+          [=](const Owner& o) { return atom_argument(name, o.*member ? "true" : "false"); }};
+}
+
+KeyRule<FrequencyPlan> optional_decimal_key(std::string_view name, std::vector<PlanKind> scope,
+                                            std::optional<Decimal> FrequencyPlan::*member) {
+  return {name, std::move(scope), false,
+          [=](FrequencyPlan& p, const Argument& a) { p.*member = decimal_from(atom_of(a), name); },
+          [=](const FrequencyPlan& p) {
+            return atom_argument(name, (p.*member) ? (p.*member)->text() : std::string("unset"));
+          }};
+}
+
+KeyRule<FrequencyPlan> decimal_list_key(std::string_view name, std::vector<PlanKind> scope,
+                                        std::vector<Decimal> FrequencyPlan::*member) {
+  return {name, std::move(scope), false,
+          [=](FrequencyPlan& p, const Argument& a) {
+            if (a.kind != Argument::Kind::list)
+              throw SpecError(fmt::format("key '{}' expects a list such as [1,1.5], found '{}'", name, a.atom));
+            (p.*member).clear();
+            for (const std::string& element : a.list) (p.*member).push_back(decimal_from(element, name));
+          },
+          [=](const FrequencyPlan& p) {
+            std::vector<std::string> texts;
+            for (const Decimal& value : p.*member) texts.push_back(value.text());
+            return list_argument(name, std::move(texts));
+          }};
+}
+
+const std::vector<KeyRule<FrequencyPlan>>& plan_rules() {
+  using P = PlanKind;
+  static const std::vector<KeyRule<FrequencyPlan>> rules{
+      decimal_key<FrequencyPlan>("factor", {P::linear, P::dynamic, P::yarn, P::llama3, P::longrope}, true,
+                            &FrequencyPlan::factor),
+      integer_key<FrequencyPlan>("orig", {P::dynamic, P::yarn, P::llama3, P::longrope}, true, &FrequencyPlan::orig, 1,
+                            1LL << 40),
+      {"len", {P::dynamic, P::longrope}, false,
+       [](FrequencyPlan& p, const Argument& a) { p.length = integer_from(atom_of(a), "len", 1, 1LL << 40); },
+       [](const FrequencyPlan& p) {
+         return atom_argument("len", p.length ? fmt::format("{}", *p.length) : std::string("unset"));
+       }},
+      decimal_key<FrequencyPlan>("beta_fast", {P::yarn}, false, &FrequencyPlan::beta_fast),
+      decimal_key<FrequencyPlan>("beta_slow", {P::yarn}, false, &FrequencyPlan::beta_slow),
+      optional_decimal_key("mscale", {P::yarn}, &FrequencyPlan::mscale),
+      optional_decimal_key("mscale_all_dim", {P::yarn}, &FrequencyPlan::mscale_all_dim),
+      optional_decimal_key("attention", {P::yarn, P::longrope}, &FrequencyPlan::attention),
+      bool_key<FrequencyPlan>("truncate", {P::yarn}, &FrequencyPlan::truncate),
+      decimal_key<FrequencyPlan>("low", {P::llama3}, false, &FrequencyPlan::low),
+      decimal_key<FrequencyPlan>("high", {P::llama3}, false, &FrequencyPlan::high),
+      decimal_list_key("short", {P::longrope}, &FrequencyPlan::short_factors),
+      decimal_list_key("long", {P::longrope}, &FrequencyPlan::long_factors),
+      decimal_list_key("freqs", {P::custom}, &FrequencyPlan::freqs),
+      decimal_list_key("factors", {P::custom}, &FrequencyPlan::factors),
+  };
+  return rules;
+}
+
+const std::vector<Family> kRotary{Family::rope, Family::xpos, Family::mrope};
+const std::vector<Family> kAngular{Family::sinusoidal, Family::rope, Family::xpos, Family::mrope, Family::rope2d, Family::xl};
+
+std::vector<Family> with(std::vector<Family> families, std::initializer_list<Family> more) {
+  families.insert(families.end(), more);
+  return families;
+}
+
+Argument write_plan(const FrequencyPlan& plan);
+FrequencyPlan read_plan(const Argument& argument);
+
+const std::vector<KeyRule<Spec>>& spec_rules() {
+  using F = Family;
+  const std::vector<Family> every_float{F::sinusoidal, F::learned, F::rope, F::xpos, F::mrope, F::rope2d, F::alibi, F::xl};
+  static const std::vector<KeyRule<Spec>> rules{
+      integer_key<Spec>("d", with(kAngular, {F::learned}), true, &Spec::d, 1, 1 << 20),
+      integer_key<Spec>("rows", {F::learned}, true, &Spec::rows, 1, 1LL << 40),
+      integer_key<Spec>("heads", {F::alibi}, true, &Spec::heads, 1, 1 << 16),
+      integer_key<Spec>("buckets", {F::t5}, true, &Spec::buckets, 1, 1 << 20),
+      integer_key<Spec>("max_distance", {F::t5}, true, &Spec::max_distance, 1, 1 << 30),
+      bool_key<Spec>("bidirectional", {F::t5}, &Spec::bidirectional),
+      integer_key<Spec>("k", {F::shaw}, true, &Spec::k, 1, 1 << 30),
+      decimal_key<Spec>("base", kAngular, true, &Spec::base),
+      enum_key("layout", {F::sinusoidal, F::rope, F::xpos, F::mrope, F::rope2d}, true, &Spec::layout),
+      {"sections", {F::mrope}, true,
+       [](Spec& s, const Argument& a) {
+         if (a.kind != Argument::Kind::list)
+           throw SpecError(fmt::format("key 'sections' expects a list such as [16,24,24], found '{}'", a.atom));
+         s.sections.clear();
+         for (const std::string& element : a.list)
+           s.sections.push_back(static_cast<int>(integer_from(element, "sections", 1, 1 << 20)));
+       },
+       [](const Spec& s) {
+         std::vector<std::string> texts;
+         for (int section : s.sections) texts.push_back(std::to_string(section));
+         return list_argument("sections", std::move(texts));
+       }},
+      enum_key("section_mode", {F::mrope}, false, &Spec::section_mode),
+      integer_key<Spec>("rot", kRotary, false, &Spec::rot, 0, 1 << 20),
+      enum_key("rot_at", kRotary, false, &Spec::rot_at),
+      integer_key<Spec>("sign", with(kRotary, {F::rope2d}), false, &Spec::sign, -1, 1),
+      {"scaling", kRotary, false, [](Spec& s, const Argument& a) { s.scaling = read_plan(a); },
+       [](const Spec& s) { return write_plan(s.scaling); }},
+      decimal_key<Spec>("amp", with(kRotary, {F::rope2d}), false, &Spec::amp),
+      decimal_key<Spec>("scale_base", {F::xpos}, false, &Spec::scale_base),
+      enum_key("role", {F::xpos}, false, &Spec::role),
+      enum_key("order", {F::sinusoidal}, false, &Spec::order),
+      enum_key("freq", {F::sinusoidal}, false, &Spec::freq),
+      integer_key<Spec>("offset", {F::sinusoidal}, false, &Spec::offset, 0, 1LL << 40),
+      enum_key("mode", {F::alibi}, false, &Spec::mode),
+      integer_key<Spec>("clamp_len", {F::xl}, false, &Spec::clamp_len, 0, 1LL << 40),
+      enum_key("dtype", every_float, false, &Spec::dtype),
+      enum_key("precision", with(kAngular, {}), false, &Spec::precision),
+  };
+  return rules;
+}
+
+template <class Owner, class Kind>
+void read_arguments(Owner& owner, const Call& call, const std::vector<KeyRule<Owner>>& rules, Kind kind,
+                    std::string_view what) {
+  std::vector<std::string> seen;
+  for (const Argument& argument : call.arguments) {
+    auto rule = std::find_if(rules.begin(), rules.end(), [&](const KeyRule<Owner>& r) {
+      return r.name == argument.key && std::find(r.scope.begin(), r.scope.end(), kind) != r.scope.end();
+    });
+    if (rule == rules.end()) {
+      std::vector<std::string_view> accepted;
+      for (const KeyRule<Owner>& r : rules)
+        if (std::find(r.scope.begin(), r.scope.end(), kind) != r.scope.end()) accepted.push_back(r.name);
+      throw SpecError(fmt::format("unknown key '{}' for {}; expected one of {}", argument.key, what,
+                                  fmt::join(accepted, ", ")));
+    }
+    if (std::find(seen.begin(), seen.end(), argument.key) != seen.end())
+      throw SpecError(fmt::format("key '{}' is given twice in {}", argument.key, what));
+    seen.push_back(argument.key);
+    rule->read(owner, argument);
+  }
+}
+
+template <class Owner, class Kind>
+std::vector<Argument> write_arguments(const Owner& owner, const Owner& defaults,
+                                      const std::vector<KeyRule<Owner>>& rules, Kind kind) {
+  std::vector<Argument> out;
+  for (const KeyRule<Owner>& rule : rules) {
+    if (std::find(rule.scope.begin(), rule.scope.end(), kind) == rule.scope.end()) continue;
+    Argument mine = rule.write(owner);
+    Call probe_mine{"", {mine}}, probe_default{"", {rule.write(defaults)}};
+    if (rule.always_printed || format_call(probe_mine) != format_call(probe_default)) out.push_back(std::move(mine));
+  }
+  return out;
+}
+
+FrequencyPlan plan_defaults(PlanKind kind) {
+  FrequencyPlan plan;
+  plan.kind = kind;
+  if (kind == PlanKind::llama3) {  // Meta's Llama 3.1 values
+    plan.factor = Decimal(8);
+    plan.orig = 8192;
+  }
+  return plan;
+}
+
+FrequencyPlan read_plan(const Argument& argument) {
+  if (argument.kind == Argument::Kind::list)
+    throw SpecError("key 'scaling' expects a plan such as linear(factor=2), found a list");
+  if (argument.kind == Argument::Kind::atom) {
+    if (argument.atom == "none") return FrequencyPlan{};
+    throw SpecError(fmt::format("key 'scaling' expects none or a plan such as linear(factor=2), found '{}'",
+                                argument.atom));
+  }
+  const Call& call = argument.call.front();
+  PlanKind kind = enum_from<PlanKind>(call.name, "scaling");
+  if (kind == PlanKind::none && !call.arguments.empty()) throw SpecError("scaling none(...) takes no keys");
+  FrequencyPlan plan = plan_defaults(kind);
+  read_arguments(plan, call, plan_rules(), kind, fmt::format("scaling plan '{}'", call.name));
+  return plan;
+}
+
+Argument write_plan(const FrequencyPlan& plan) {
+  if (plan.kind == PlanKind::none) return atom_argument("scaling", "none");
+  Argument argument;
+  argument.key = "scaling";
+  argument.kind = Argument::Kind::call;
+  argument.call.push_back(
+      Call{std::string(name_of(plan.kind)), write_arguments(plan, plan_defaults(plan.kind), plan_rules(), plan.kind)});
+  return argument;
+}
+
+Spec family_defaults(Family family) {
+  Spec spec;
+  spec.family = family;
+  const bool interleaved_by_default = family == Family::sinusoidal || family == Family::xpos || family == Family::rope2d;
+  spec.layout = interleaved_by_default ? Layout::interleaved : Layout::half;
+  return spec;
+}
+
+[[noreturn]] void invalid(const Spec& spec, const std::string& why) {
+  throw SpecError(fmt::format("{}: {}", family_name(spec.family), why));
+}
+
+void require_positive(const Spec& spec, const Decimal& value, std::string_view key) {
+  if (value.to_double() <= 0.0) invalid(spec, fmt::format("{}={} must be positive", key, value.text()));
+}
+
+void validate_plan(const Spec& spec) {
+  const FrequencyPlan& plan = spec.scaling;
+  const std::size_t pairs = static_cast<std::size_t>(spec.rotary_dims() / 2);
+  auto require_orig = [&] {
+    if (plan.orig < 1) invalid(spec, fmt::format("scaling {} needs orig=<original context length>", name_of(plan.kind)));
+  };
+  auto require_pairs = [&](const std::vector<Decimal>& list, std::string_view key) {
+    if (list.size() != pairs)
+      invalid(spec, fmt::format("scaling key '{}' has {} entries but the rotary dims have {} pairs", key, list.size(), pairs));
+    for (const Decimal& value : list) require_positive(spec, value, key);
+  };
+  switch (plan.kind) {
+    case PlanKind::none: return;
+    case PlanKind::linear: require_positive(spec, plan.factor, "factor"); return;
+    case PlanKind::dynamic:
+      require_positive(spec, plan.factor, "factor");
+      require_orig();
+      if (spec.rotary_dims() <= 2) invalid(spec, "dynamic scaling needs rotary dims > 2 (its exponent is d/(d-2))");
+      return;
+    case PlanKind::yarn:
+      require_positive(spec, plan.factor, "factor");
+      require_orig();
+      require_positive(spec, plan.beta_slow, "beta_slow");
+      if (plan.beta_fast.to_double() <= plan.beta_slow.to_double())
+        invalid(spec, fmt::format("beta_fast={} must exceed beta_slow={}", plan.beta_fast.text(), plan.beta_slow.text()));
+      if (plan.attention) require_positive(spec, *plan.attention, "attention");
+      return;
+    case PlanKind::llama3:
+      require_positive(spec, plan.factor, "factor");
+      require_positive(spec, plan.low, "low");
+      if (plan.high.to_double() <= plan.low.to_double())
+        invalid(spec, fmt::format("llama3 high={} must exceed low={}", plan.high.text(), plan.low.text()));
+      return;
+    case PlanKind::longrope:
+      require_positive(spec, plan.factor, "factor");
+      require_orig();
+      require_pairs(plan.short_factors, "short");
+      require_pairs(plan.long_factors, "long");
+      if (plan.attention) require_positive(spec, *plan.attention, "attention");
+      return;
+    case PlanKind::custom:
+      if (plan.freqs.empty() == plan.factors.empty()) invalid(spec, "scaling custom needs exactly one of freqs=[...] or factors=[...]");
+      require_pairs(plan.freqs.empty() ? plan.factors : plan.freqs, plan.freqs.empty() ? "factors" : "freqs");
+      return;
+  }
+}
+
+void validate(const Spec& spec) {
+  const bool angular = std::find(kAngular.begin(), kAngular.end(), spec.family) != kAngular.end();
+  if ((angular || spec.family == Family::learned) && spec.d == 0) invalid(spec, "key 'd' is required");
+  if (angular) require_positive(spec, spec.base, "base");
+  require_positive(spec, spec.amp, "amp");
+  switch (spec.family) {
+    case Family::sinusoidal:
+      if (spec.d % 2 != 0 && spec.layout == Layout::interleaved)
+        invalid(spec, fmt::format("d={} is odd but layout=interleaved needs (sin, cos) pairs; layout=half pads a zero column", spec.d));
+      if (spec.freq == FrequencyRule::geometric && spec.base.to_double() == 1.0)
+        invalid(spec, "freq=geometric needs base != 1 (base is the largest timescale)");
+      break;
+    case Family::learned:
+      if (spec.rows == 0) invalid(spec, "key 'rows' (table length) is required");
+      break;
+    case Family::rope:
+    case Family::xpos:
+    case Family::mrope: {
+      if (spec.rot > spec.d) invalid(spec, fmt::format("rot={} exceeds d={}", spec.rot, spec.d));
+      const int rotary = spec.rotary_dims();
+      if (rotary % 2 != 0)
+        invalid(spec, fmt::format("rotary dims {} are odd but layout={} rotates pairs", rotary, name_of(spec.layout)));
+      if (spec.sign == 0) invalid(spec, "sign must be 1 or -1, found 0");
+      if (spec.family == Family::xpos) require_positive(spec, spec.scale_base, "scale_base");
+      if (spec.family == Family::mrope) {
+        if (spec.sections.empty()) invalid(spec, "key 'sections' is required, e.g. sections=[16,24,24]");
+        if (spec.sections.size() > 3) invalid(spec, fmt::format("sections has {} entries; at most 3 (t, h, w)", spec.sections.size()));
+        const int covered = 2 * std::accumulate(spec.sections.begin(), spec.sections.end(), 0);
+        if (covered != rotary)
+          invalid(spec, fmt::format("sections cover {} dims (twice their sum) but the rotary dims are {}", covered, rotary));
+      }
+      validate_plan(spec);
+      break;
+    }
+    case Family::rope2d:
+      if (spec.d % 4 != 0) invalid(spec, fmt::format("d={} must be a multiple of 4 (x and y each take d/4 pairs)", spec.d));
+      if (spec.sign == 0) invalid(spec, "sign must be 1 or -1, found 0");
+      break;
+    case Family::t5: {
+      const int half = spec.bidirectional ? spec.buckets / 2 : spec.buckets;
+      if (half / 2 < 1) invalid(spec, fmt::format("buckets={} leaves no exact buckets", spec.buckets));
+      if (spec.max_distance <= half / 2)
+        invalid(spec, fmt::format("max_distance={} must exceed the {} exact buckets", spec.max_distance, half / 2));
+      break;
+    }
+    case Family::xl:
+      if (spec.d % 2 != 0) invalid(spec, fmt::format("d={} is odd but xl concatenates d/2 sines and d/2 cosines", spec.d));
+      break;
+    case Family::alibi:
+    case Family::shaw:
+      break;
+  }
+}
+
+Spec spec_from_call(const Call& call) {
+  Family family = Family::rope;
+  try {
+    family = enum_from<Family>(call.name, "family");
+  } catch (const SpecError&) {
+    throw SpecError(fmt::format("unknown family '{}'; expected one of {}", call.name, choices<Family>()));
+  }
+  Spec spec = family_defaults(family);
+  read_arguments(spec, call, spec_rules(), family, family_name(family));
+  validate(spec);
+  return spec;
+}
+
+Call spec_to_call(const Spec& spec) {
+  return Call{std::string(family_name(spec.family)),
+              write_arguments(spec, family_defaults(spec.family), spec_rules(), spec.family)};
+}
+
+}  // namespace
+
+Spec Spec::parse(std::string_view text) { return spec_from_call(parse_call(text)); }
+
+Spec Spec::from_json(const nlohmann::json& json) { return spec_from_call(call_from_json(json, "family")); }
+
+std::string Spec::canonical() const { return format_call(spec_to_call(*this)); }
+
+nlohmann::json Spec::to_json() const { return call_to_json(spec_to_call(*this), "family"); }
+
+const std::vector<Family>& all_families() {
+  static const std::vector<Family> families = [] {
+    std::vector<Family> out;
+    for (const auto& entry : names<Family>()) out.push_back(entry.first);
+    return out;
+  }();
+  return families;
+}
+
+std::string_view family_name(Family family) { return name_of(family); }
+std::string_view dtype_name(Dtype dtype) { return name_of(dtype); }
+std::string_view precision_name(PrecisionClass precision) { return name_of(precision); }
+
+bool is_relative(Family family) {
+  return family == Family::alibi || family == Family::t5 || family == Family::shaw || family == Family::xl;
+}
+
+bool is_integer_valued(Family family) { return family == Family::t5 || family == Family::shaw; }
+
+}  // namespace peconform

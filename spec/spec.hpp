@@ -1,0 +1,97 @@
+#pragma once
+// Spec: one value that names a positional-encoding variant completely. Its canonical text,
+// `family(key=value,...)`, is at once the test name, the command-line filter and the
+// reproducer. Every key is documented in README.md ("Spec keys").
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/decimal.hpp"
+
+namespace peconform {
+
+enum class Family { sinusoidal, learned, rope, xpos, mrope, rope2d, alibi, t5, shaw, xl };
+enum class Layout { interleaved, half };
+enum class RotaryPlacement { first, last };
+enum class SinusoidalOrder { sin_cos, cos_sin };
+enum class FrequencyRule { power, geometric };
+enum class XposRole { query, key };
+enum class SectionMode { blocked, interleaved };
+enum class AlibiMode { symmetric, causal };
+enum class Dtype { fp64, fp32, fp16, bf16 };
+enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache };
+enum class PlanKind { none, linear, dynamic, yarn, llama3, longrope, custom };
+
+// A frequency plan (Hugging Face `rope_scaling`). Keys that a kind does not use stay unset.
+struct FrequencyPlan {
+  PlanKind kind = PlanKind::none;
+  Decimal factor{1};
+  std::int64_t orig = 0;                   // original context length L0 (0: unset)
+  std::optional<std::int64_t> length;      // dynamic/longrope sequence length; unset: max position + 1
+  Decimal beta_fast{32}, beta_slow{1};     // yarn
+  std::optional<Decimal> mscale, mscale_all_dim, attention;  // yarn, longrope
+  bool truncate = true;                    // yarn: floor/ceil the correction range
+  Decimal low{1}, high{4};                 // llama3 low_freq_factor, high_freq_factor
+  std::vector<Decimal> short_factors, long_factors;  // longrope, one per rotated pair
+  std::vector<Decimal> freqs, factors;     // custom: explicit frequencies, or divisors of the default
+
+  friend bool operator==(const FrequencyPlan&, const FrequencyPlan&) = default;
+};
+
+struct Spec {
+  Family family = Family::rope;
+  int d = 0;
+  int rot = 0;  // rotary dims; 0 means all of d
+  RotaryPlacement rot_at = RotaryPlacement::first;
+  Decimal base{10000};
+  Layout layout = Layout::half;
+  int sign = 1;
+  FrequencyPlan scaling;
+  Decimal amp{1};
+  Dtype dtype = Dtype::fp32;
+  PrecisionClass precision = PrecisionClass::exact_angle;
+  SinusoidalOrder order = SinusoidalOrder::sin_cos;
+  FrequencyRule freq = FrequencyRule::power;
+  std::int64_t offset = 0;
+  std::int64_t rows = 0;
+  Decimal scale_base{512};
+  XposRole role = XposRole::query;
+  std::vector<int> sections;
+  SectionMode section_mode = SectionMode::blocked;
+  int heads = 0;
+  AlibiMode mode = AlibiMode::symmetric;
+  int buckets = 32;
+  int max_distance = 128;
+  bool bidirectional = true;
+  int k = 0;
+  std::int64_t clamp_len = 0;
+
+  // Both throw SpecError naming the offending token or value and what was expected.
+  static Spec parse(std::string_view text);
+  static Spec from_json(const nlohmann::json& json);
+  // Reads a Hugging Face config.json's text (rope_theta, rope_scaling, partial_rotary_factor,
+  // head_dim or hidden_size/num_attention_heads) into a RoPE spec.
+  static Spec from_hf_config(std::string_view config_json_text);
+
+  std::string canonical() const;
+  nlohmann::json to_json() const;
+
+  int rotary_dims() const { return rot == 0 ? d : rot; }
+
+  friend bool operator==(const Spec&, const Spec&) = default;
+};
+
+// Every family with its name, in the order `peconform list` prints them.
+const std::vector<Family>& all_families();
+std::string_view family_name(Family family);
+std::string_view dtype_name(Dtype dtype);
+std::string_view precision_name(PrecisionClass precision);
+// Families whose query point is a pair (i:j) of query and key positions rather than a position.
+bool is_relative(Family family);
+// Families whose output is an integer index, compared exactly.
+bool is_integer_valued(Family family);
+
+}  // namespace peconform

@@ -1,0 +1,12 @@
+#pragma once
+// Each peconform subcommand registers itself on the app; main() owns error handling
+// (SpecError and bad options: exit 2; failed checks: exit 1).
+#include <CLI/CLI.hpp>
+
+namespace peconform {
+
+void add_list_command(CLI::App& app);
+void add_reference_command(CLI::App& app);
+void add_selfcheck_command(CLI::App& app);
+
+}  // namespace peconform

@@ -1,0 +1,37 @@
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fmt/format.h>
+
+#include "spec/spec_error.hpp"
+#include "tools/commands.hpp"
+#include "tools/exit_codes.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"peconform: conformance suite for positional-encoding kernels"};
+  app.require_subcommand(1);
+  peconform::add_list_command(app);
+  peconform::add_reference_command(app);
+  peconform::add_selfcheck_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return peconform::kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return peconform::kExitOk;
+  } catch (const CLI::ParseError& error) {
+    fmt::print(stderr, "peconform: error: {}\nRun 'peconform --help' for usage.\n", error.what());
+    return peconform::kExitBadInput;
+  } catch (const peconform::SpecError& error) {
+    fmt::print(stderr, "peconform: error: {}\n", error.what());
+    return peconform::kExitBadInput;
+  } catch (const peconform::CheckFailed& failed) {
+    fmt::print(stderr, "peconform: {}\n", failed.what());
+    return peconform::kExitCheckFailed;
+  } catch (const std::exception& error) {
+    fmt::print(stderr, "peconform: error: {}\n", error.what());
+    return peconform::kExitInternal;
+  }
+  return peconform::kExitOk;
+}

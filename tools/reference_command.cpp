@@ -1,0 +1,102 @@
+// peconform reference: the exact (or fast-tier) reference values of a spec as JSON.
+#include <fmt/format.h>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "reference/reference.hpp"
+#include "spec/spec_error.hpp"
+#include "tools/commands.hpp"
+#include "tools/value_lists.hpp"
+
+namespace peconform {
+namespace {
+
+struct ReferenceOptions {
+  std::string spec;
+  std::string hf_config;
+  std::string positions;
+  std::string pairs;
+  std::string input;
+  std::string tier = "exact";
+  int digits = 40;
+};
+
+Spec spec_of(const ReferenceOptions& options) {
+  if (options.hf_config.empty()) return Spec::parse(options.spec);
+  std::ifstream in(options.hf_config);
+  if (!in) throw SpecError(fmt::format("cannot read config file '{}'", options.hf_config));
+  std::stringstream text;
+  text << in.rdbuf();
+  return Spec::from_hf_config(text.str());
+}
+
+std::vector<Point> points_of(const Spec& spec, const ReferenceOptions& options) {
+  const bool relative = is_relative(spec.family);
+  const char* wanted = relative ? "--pairs" : "--positions";
+  const std::string& given = relative ? options.pairs : options.positions;
+  if (!(relative ? options.positions : options.pairs).empty())
+    throw SpecError(fmt::format("{} takes {}, not {}", family_name(spec.family), wanted, relative ? "--positions" : "--pairs"));
+  if (given.empty()) throw SpecError(fmt::format("{} needs {}", family_name(spec.family), wanted));
+  return parse_points(spec.family, given);
+}
+
+template <class Real> nlohmann::json evaluate_as_json(const Spec& spec, const std::vector<Point>& points,
+                                                      const std::vector<Decimal>& input, int digits) {
+  const Reference<Real> reference(spec, sequence_length_for(spec, points));
+  if (input.size() != reference.input_size()) {
+    const char* what = spec.family == Family::learned ? "the rows*d table" : "one value per dim";
+    throw SpecError(fmt::format("{} needs --input with {} values ({}), found {}", spec.canonical(),
+                                reference.input_size(), what, input.size()));
+  }
+  std::vector<Real> values;
+  for (const Decimal& value : input) values.push_back(from_decimal<Real>(value));
+  nlohmann::json outputs = nlohmann::json::array();
+  nlohmann::json boundaries = nlohmann::json::array();
+  for (const Point& point : points) {
+    nlohmann::json row = nlohmann::json::array();
+    for (const Real& value : reference.evaluate(point, values)) row.push_back(to_decimal_string(value, digits));
+    outputs.push_back(std::move(row));
+    boundaries.push_back(reference.is_t5_boundary(point));
+  }
+  nlohmann::json out{{"outputs", std::move(outputs)}};
+  if (spec.family == Family::t5) out["t5_boundary"] = std::move(boundaries);
+  return out;
+}
+
+void run(const ReferenceOptions& options) {
+  const Spec spec = spec_of(options);
+  const std::vector<Point> points = points_of(spec, options);
+  const std::vector<Decimal> input = options.input.empty() ? std::vector<Decimal>{} : parse_decimals(options.input, "--input");
+  nlohmann::json result = options.tier == "exact" ? evaluate_as_json<ExactReal>(spec, points, input, options.digits)
+                                                  : evaluate_as_json<FastReal>(spec, points, input, options.digits);
+  nlohmann::json point_texts = nlohmann::json::array();
+  for (const Point& point : points) point_texts.push_back(format_point(spec.family, point));
+  nlohmann::json out{{"spec", spec.canonical()}, {"tier", options.tier}, {"digits", options.digits}};
+  out[is_relative(spec.family) ? "pairs" : "positions"] = std::move(point_texts);
+  out.update(result);
+  fmt::print("{}\n", out.dump(1));
+}
+
+}  // namespace
+
+void add_reference_command(CLI::App& app) {
+  auto options = std::make_shared<ReferenceOptions>();
+  CLI::App* command = app.add_subcommand("reference", "Print the reference values of a spec as JSON");
+  auto* spec = command->add_option("--spec", options->spec, "Spec text, e.g. 'rope(d=4,base=10000,layout=interleaved)'");
+  auto* config = command->add_option("--hf-config", options->hf_config, "A Hugging Face config.json to read the spec from");
+  spec->excludes(config);
+  config->excludes(spec);
+  command->add_option("--positions", options->positions, "Comma-separated positions (t:h:w for mrope, x:y for rope2d)");
+  command->add_option("--pairs", options->pairs, "Comma-separated i:j query:key pairs (alibi, t5, shaw, xl)");
+  command->add_option("--input", options->input, "Comma-separated input vector (rotary) or rows*d table (learned)");
+  command->add_option("--digits", options->digits, "Significant digits per value")->check(CLI::Range(1, 55));
+  command->add_option("--tier", options->tier, "Reference tier")->check(CLI::IsMember({"exact", "fast"}));
+  command->callback([options] {
+    if (options->spec.empty() && options->hf_config.empty()) throw SpecError("reference needs --spec or --hf-config");
+    run(*options);
+  });
+}
+
+}  // namespace peconform
