@@ -19,9 +19,10 @@ using FastReal = boost::multiprecision::float128;
 // the tier's own precision rather than the double nearest to it.
 template <class Real> Real from_decimal(const Decimal& value) { return Real(value.text()); }
 
-// Decimal text with `digits` significant digits, "inf"/"-inf"/"nan" for non-finite values.
+// Scientific text with `digits` (>= 2) significant digits; "inf"/"-inf"/"nan" when non-finite.
+// Boost's precision counts the digits after the point, and reads 0 as "all of them".
 template <class Real> std::string to_decimal_string(const Real& value, int digits) {
-  return value.str(digits, std::ios_base::scientific);
+  return value.str(digits - 1, std::ios_base::scientific);
 }
 
 }  // namespace peconform

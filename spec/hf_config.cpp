@@ -151,7 +151,6 @@ Spec Spec::from_hf_config(std::string_view config_json_text) {
     if (!(factor > 0.0 && factor <= 1.0))
       throw SpecError(fmt::format("config.json: partial_rotary_factor {} must lie in (0, 1]", factor));
     spec.rot = static_cast<int>(spec.d * factor);  // int(), as transformers truncates
-    if (spec.rot == spec.d) spec.rot = 0;
   }
   if (parameters) {
     read_scaling(spec, config, *parameters);

@@ -486,6 +486,7 @@ Spec spec_from_call(const Call& call) {
   }
   Spec spec = family_defaults(family);
   read_arguments(spec, call, spec_rules(), family, family_name(family));
+  if (spec.rot == spec.d) spec.rot = 0;  // all dims rotate: one spelling, so equal specs compare equal
   validate(spec);
   return spec;
 }

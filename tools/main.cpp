@@ -13,6 +13,12 @@ int main(int argc, char** argv) {
   peconform::add_reference_command(app);
   peconform::add_selfcheck_command(app);
   try {
+    if (argc > 1 && argv[1][0] != '-') {
+      const std::string name = argv[1];
+      const auto commands = app.get_subcommands([&](const CLI::App* command) { return command->get_name() == name; });
+      if (commands.empty())
+        throw peconform::SpecError(fmt::format("unknown command '{}'; expected list, reference or selfcheck", name));
+    }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::fputs(app.help().c_str(), stdout);

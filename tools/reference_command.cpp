@@ -42,7 +42,7 @@ std::vector<Point> points_of(const Spec& spec, const ReferenceOptions& options) 
   return parse_points(spec.family, given);
 }
 
-template <class Real> nlohmann::json evaluate_as_json(const Spec& spec, const std::vector<Point>& points,
+template <class Real> nlohmann::ordered_json evaluate_as_json(const Spec& spec, const std::vector<Point>& points,
                                                       const std::vector<Decimal>& input, int digits) {
   const Reference<Real> reference(spec, sequence_length_for(spec, points));
   if (input.size() != reference.input_size()) {
@@ -52,15 +52,15 @@ template <class Real> nlohmann::json evaluate_as_json(const Spec& spec, const st
   }
   std::vector<Real> values;
   for (const Decimal& value : input) values.push_back(from_decimal<Real>(value));
-  nlohmann::json outputs = nlohmann::json::array();
-  nlohmann::json boundaries = nlohmann::json::array();
+  nlohmann::ordered_json outputs = nlohmann::ordered_json::array();
+  nlohmann::ordered_json boundaries = nlohmann::ordered_json::array();
   for (const Point& point : points) {
-    nlohmann::json row = nlohmann::json::array();
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
     for (const Real& value : reference.evaluate(point, values)) row.push_back(to_decimal_string(value, digits));
     outputs.push_back(std::move(row));
     boundaries.push_back(reference.is_t5_boundary(point));
   }
-  nlohmann::json out{{"outputs", std::move(outputs)}};
+  nlohmann::ordered_json out{{"outputs", std::move(outputs)}};
   if (spec.family == Family::t5) out["t5_boundary"] = std::move(boundaries);
   return out;
 }
@@ -69,13 +69,13 @@ void run(const ReferenceOptions& options) {
   const Spec spec = spec_of(options);
   const std::vector<Point> points = points_of(spec, options);
   const std::vector<Decimal> input = options.input.empty() ? std::vector<Decimal>{} : parse_decimals(options.input, "--input");
-  nlohmann::json result = options.tier == "exact" ? evaluate_as_json<ExactReal>(spec, points, input, options.digits)
+  nlohmann::ordered_json result = options.tier == "exact" ? evaluate_as_json<ExactReal>(spec, points, input, options.digits)
                                                   : evaluate_as_json<FastReal>(spec, points, input, options.digits);
-  nlohmann::json point_texts = nlohmann::json::array();
+  nlohmann::ordered_json point_texts = nlohmann::ordered_json::array();
   for (const Point& point : points) point_texts.push_back(format_point(spec.family, point));
-  nlohmann::json out{{"spec", spec.canonical()}, {"tier", options.tier}, {"digits", options.digits}};
+  nlohmann::ordered_json out{{"spec", spec.canonical()}, {"tier", options.tier}, {"digits", options.digits}};
   out[is_relative(spec.family) ? "pairs" : "positions"] = std::move(point_texts);
-  out.update(result);
+  for (auto& [key, value] : result.items()) out[key] = std::move(value);
   fmt::print("{}\n", out.dump(1));
 }
 
@@ -91,7 +91,7 @@ void add_reference_command(CLI::App& app) {
   command->add_option("--positions", options->positions, "Comma-separated positions (t:h:w for mrope, x:y for rope2d)");
   command->add_option("--pairs", options->pairs, "Comma-separated i:j query:key pairs (alibi, t5, shaw, xl)");
   command->add_option("--input", options->input, "Comma-separated input vector (rotary) or rows*d table (learned)");
-  command->add_option("--digits", options->digits, "Significant digits per value")->check(CLI::Range(1, 55));
+  command->add_option("--digits", options->digits, "Significant digits per value")->check(CLI::Range(2, 55));
   command->add_option("--tier", options->tier, "Reference tier")->check(CLI::IsMember({"exact", "fast"}));
   command->callback([options] {
     if (options->spec.empty() && options->hf_config.empty()) throw SpecError("reference needs --spec or --hf-config");

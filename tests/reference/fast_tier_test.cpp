@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include "fixtures/golden_check.hpp"
+#include "reference/fast_tier_bound.hpp"
+#include "tools/sample_points.hpp"
+
+namespace peconform {
+namespace {
+
+// Every golden spec, at its own points and 64 sampled ones (edges up to 2^31 - 1 included),
+// stays within the documented fast-tier bound.
+TEST(FastTier, StaysWithinItsBoundOnEveryGoldenSpec) {
+  const nlohmann::json golden = load_golden(default_golden_path());
+  std::uint64_t seed = 7;
+  for (const nlohmann::json& entry : golden.at("cases")) {
+    const Spec spec = Spec::parse(entry.at("spec").get<std::string>());
+    std::vector<Point> points = sample_points(spec, seed++, 64);
+    std::vector<double> input;
+    for (const nlohmann::json& value : entry.at("input")) input.push_back(std::stod(value.get<std::string>()));
+    const TierComparison comparison = compare_tiers(spec, points, input);
+    EXPECT_LE(comparison.worst_ratio, 1.0) << spec.canonical() << ": " << comparison.worst_detail;
+  }
+}
+
+// The bound is no formality: a result correct only to double precision breaks it by far.
+TEST(FastTier, BoundRejectsDoublePrecisionResults) {
+  const Spec spec = Spec::parse("rope(d=8,base=10000,layout=half)");
+  const Reference<ExactReal> exact(spec, 1);
+  const std::vector<ExactReal> input{ExactReal(1), ExactReal(-2), ExactReal(3), ExactReal(0.5),
+                                     ExactReal(1), ExactReal(1), ExactReal(-1), ExactReal(2)};
+  for (std::int64_t position : {1, 1000, 2147483647}) {
+    const Point point{{position}};
+    const std::vector<ExactReal> values = exact.evaluate(point, input);
+    const std::vector<ExactReal> bounds = fast_tier_bounds(exact, point, input);
+    for (std::size_t e = 0; e < values.size(); ++e) {
+      const ExactReal as_double(static_cast<double>(values[e]));
+      if (as_double != values[e]) {
+        EXPECT_GT(abs(as_double - values[e]), 1000 * bounds[e]) << position << " " << e;
+      }
+    }
+  }
+}
+
+TEST(FastTier, IntegerFamiliesAndGathersMustMatchExactly) {
+  for (const char* text : {"t5(buckets=32,max_distance=128)", "shaw(k=4)"}) {
+    const Spec spec = Spec::parse(text);
+    const Reference<ExactReal> exact(spec, 1);
+    EXPECT_EQ(fast_tier_bounds(exact, Point{{0, 40}}, {}).front(), 0) << text;
+  }
+}
+
+TEST(FastTier, SamplePointsAreReproducibleAndReachTheEdges) {
+  const Spec spec = Spec::parse("rope(d=8)");
+  const std::vector<Point> first = sample_points(spec, 42, 32), again = sample_points(spec, 42, 32);
+  EXPECT_EQ(first, again);
+  EXPECT_NE(first, sample_points(spec, 43, 32));
+  EXPECT_TRUE(std::count(first.begin(), first.end(), Point{{2147483647}}));
+  EXPECT_TRUE(std::count(first.begin(), first.end(), Point{{(1 << 24) + 1}}));
+}
+
+}  // namespace
+}  // namespace peconform

@@ -1,0 +1,44 @@
+#include <gtest/gtest.h>
+
+#include "spec/decimal.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform {
+namespace {
+
+TEST(Decimal, NormalisesEqualValuesToOneText) {
+  EXPECT_EQ(Decimal::parse("1e4").text(), "10000");
+  EXPECT_EQ(Decimal::parse("10000.000").text(), "10000");
+  EXPECT_EQ(Decimal::parse("+0.50").text(), "0.5");
+  EXPECT_EQ(Decimal::parse("-0").text(), "0");
+  EXPECT_EQ(Decimal::parse("0.000001").text(), "0.000001");
+  EXPECT_EQ(Decimal::parse("1.5e-30").text(), "1.5e-30");
+  EXPECT_EQ(Decimal::parse("12e30").text(), "1.2e31");
+  EXPECT_EQ(Decimal::parse("5e5").text(), "500000");
+}
+
+TEST(Decimal, CanonicalTextIsAFixedPoint) {
+  for (const char* text : {"0", "1", "-2.5", "0.1", "123456789012345678901234567890", "1e-300", "3.14159265358979323846264338327950288"}) {
+    const std::string canonical = Decimal::parse(text).text();
+    EXPECT_EQ(Decimal::parse(canonical).text(), canonical) << text;
+  }
+}
+
+TEST(Decimal, KeepsDigitsBeyondDouble) {
+  EXPECT_EQ(Decimal::parse("0.10000000000000000000001").text(), "0.10000000000000000000001");
+  EXPECT_DOUBLE_EQ(Decimal::parse("0.10000000000000000000001").to_double(), 0.1);
+}
+
+TEST(Decimal, RejectsWhatIsNotAFiniteDecimal) {
+  for (const char* text : {"", "inf", "nan", "-inf", "1e", "1.2.3", "0x10", "1,5", "e5", "."}) {
+    try {
+      Decimal::parse(text);
+      ADD_FAILURE() << "accepted '" << text << "'";
+    } catch (const SpecError& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string("'") + text + "'"), std::string::npos) << error.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace peconform

@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "spec/spec.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform {
+namespace {
+
+// Parsing `text` fails with a message that contains every one of `needles`.
+void expect_rejected(const std::string& text, std::initializer_list<std::string> needles) {
+  try {
+    const Spec spec = Spec::parse(text);
+    ADD_FAILURE() << "accepted " << text << " as " << spec.canonical();
+  } catch (const SpecError& error) {
+    for (const std::string& needle : needles)
+      EXPECT_NE(std::string(error.what()).find(needle), std::string::npos) << "message: " << error.what() << "\nmissing: " << needle;
+  }
+}
+
+TEST(SpecErrors, SyntaxErrorsNameTheColumnTokenAndExpectation) {
+  expect_rejected("rope(d=4,,base=1)", {"column 10", "expected a key", "found ','"});
+  expect_rejected("rope(d=4", {"expected ')'", "the end of the text"});
+  expect_rejected("rope d=4", {"expected '(' after 'rope'", "found 'd'"});
+  expect_rejected("rope(d 4)", {"expected '=' after key 'd'", "found '4'"});
+  expect_rejected("rope(d=4)x", {"expected the end of the spec", "found 'x'"});
+  expect_rejected("mrope(d=16,sections=[2,3", {"in the list for 'sections'"});
+}
+
+TEST(SpecErrors, UnknownNamesListWhatIsAccepted) {
+  expect_rejected("rotary(d=4)", {"unknown family 'rotary'", "sinusoidal|learned|rope"});
+  expect_rejected("rope(d=4,theta=5)", {"unknown key 'theta' for rope", "base"});
+  expect_rejected("alibi(heads=8,d=4)", {"unknown key 'd' for alibi"});
+  expect_rejected("rope(d=4,layout=neox)", {"key 'layout' expects one of interleaved|half, found 'neox'"});
+  expect_rejected("rope(d=4,scaling=ntk(factor=2))", {"key 'scaling' expects one of", "found 'ntk'"});
+  expect_rejected("rope(d=4,d=8)", {"key 'd' is given twice"});
+}
+
+TEST(SpecErrors, BadValuesAreNamed) {
+  expect_rejected("rope(d=5,layout=half)", {"rotary dims 5 are odd", "layout=half"});
+  expect_rejected("sinusoidal(d=5,layout=interleaved)", {"d=5 is odd", "layout=interleaved"});
+  expect_rejected("rope(d=8,rot=10)", {"rot=10 exceeds d=8"});
+  expect_rejected("rope(d=8,base=0)", {"base=0 must be positive"});
+  expect_rejected("rope(d=8,base=-5)", {"base=-5 must be positive"});
+  expect_rejected("rope(d=8,scaling=linear(factor=-2))", {"factor=-2 must be positive"});
+  expect_rejected("rope(d=8,scaling=linear(factor=inf))", {"key 'factor'", "'inf' is not a finite decimal"});
+  expect_rejected("rope(d=8,scaling=linear(factor=nan))", {"'nan' is not a finite decimal"});
+  expect_rejected("rope(d=8,scaling=yarn(factor=4))", {"yarn needs orig="});
+  expect_rejected("rope(d=8,scaling=llama3(low=4,high=1))", {"high=1 must exceed low=4"});
+  expect_rejected("rope(d=8,scaling=longrope(factor=4,orig=16,short=[1,2],long=[1,2,3,4]))", {"'short' has 2 entries", "4 pairs"});
+  expect_rejected("rope(d=8,scaling=custom(freqs=[1,2,3,4],factors=[1,2,3,4]))", {"exactly one of freqs"});
+  expect_rejected("rope(d=8,sign=2)", {"key 'sign' expects an integer in [-1, 1], found '2'"});
+  expect_rejected("rope(d=8,sign=0)", {"sign must be 1 or -1"});
+  expect_rejected("rope(d=x)", {"key 'd' expects an integer", "found 'x'"});
+  expect_rejected("rope(base=10)", {"key 'd' is required"});
+  expect_rejected("mrope(d=16,sections=[2,3,4])", {"sections cover 18 dims", "rotary dims are 16"});
+  expect_rejected("rope2d(d=6)", {"d=6 must be a multiple of 4"});
+  expect_rejected("learned(d=4)", {"key 'rows'"});
+  expect_rejected("t5(buckets=2)", {"buckets=2 leaves no exact buckets"});
+  expect_rejected("rope(d=8,scaling=dynamic(factor=2,orig=0))", {"key 'orig' expects an integer in [1,", "found '0'"});
+  expect_rejected("alibi(heads=0)", {"key 'heads'", "found '0'"});
+}
+
+TEST(SpecErrors, JsonErrorsNameTheProblem) {
+  EXPECT_THROW(Spec::from_json(nlohmann::json::parse(R"({"d": 4})")), SpecError);
+  try {
+    Spec::from_json(nlohmann::json::parse(R"({"family": "rope", "d": [1, {"x": 2}]})"));
+    ADD_FAILURE();
+  } catch (const SpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("key 'd'"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace peconform

@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "spec/spec.hpp"
+#include "tools/family_examples.hpp"
+
+namespace peconform {
+namespace {
+
+// Canonical forms covering every family, every key and every frequency plan.
+const char* const kCanonical[] = {
+    "sinusoidal(d=4,base=10000,layout=interleaved)",
+    "sinusoidal(d=7,base=10000,layout=half,order=cos-sin,freq=geometric,offset=2,dtype=bf16,precision=lowp-cache)",
+    "learned(d=3,rows=4,dtype=fp16)",
+    "rope(d=4,base=10000,layout=interleaved)",
+    "rope(d=128,base=500000,layout=half,rot=64,rot_at=last,sign=-1,amp=0.5,dtype=fp64,precision=fp32-angle)",
+    "rope(d=16,base=10000,layout=half,scaling=linear(factor=4))",
+    "rope(d=16,base=10000,layout=half,scaling=dynamic(factor=2,orig=64,len=1000))",
+    "rope(d=16,base=10000,layout=half,scaling=yarn(factor=40,orig=4096,beta_fast=16,beta_slow=2,mscale=0.707,mscale_all_dim=1,attention=1.25,truncate=false))",
+    "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192))",
+    "rope(d=128,base=500000,layout=half,scaling=llama3(factor=16,orig=4096,low=2,high=8))",
+    "rope(d=8,base=10000,layout=half,scaling=longrope(factor=4,orig=16,len=20,attention=1.1,short=[1,1.25,1.5,2],long=[2,4,8,16]))",
+    "rope(d=4,base=10000,layout=half,scaling=custom(freqs=[0.1,1e-7]))",
+    "rope(d=4,base=10000,layout=half,scaling=custom(factors=[1,2]))",
+    "xpos(d=8,base=10000,layout=interleaved,scale_base=256,role=key)",
+    "mrope(d=16,base=10000,layout=half,sections=[2,3,3],section_mode=interleaved)",
+    "rope2d(d=8,base=100,layout=interleaved,sign=-1)",
+    "alibi(heads=12)",
+    "alibi(heads=20,mode=causal,dtype=bf16)",
+    "t5(buckets=32,max_distance=128)",
+    "t5(buckets=64,max_distance=256,bidirectional=false)",
+    "shaw(k=4)",
+    "xl(d=8,base=10000,clamp_len=3)",
+};
+
+TEST(SpecText, CanonicalFormRoundTripsUnchanged) {
+  for (const char* text : kCanonical) EXPECT_EQ(Spec::parse(text).canonical(), text);
+}
+
+TEST(SpecText, JsonFormRoundTrips) {
+  for (const char* text : kCanonical) {
+    const Spec spec = Spec::parse(text);
+    const nlohmann::json json = spec.to_json();
+    EXPECT_EQ(Spec::from_json(json), spec) << json.dump();
+    EXPECT_EQ(Spec::from_json(nlohmann::json::parse(json.dump())).canonical(), text);
+  }
+}
+
+TEST(SpecText, JsonUsesNumbersBooleansAndNestedPlans) {
+  const nlohmann::json json = Spec::parse("rope(d=16,base=1e4,layout=half,scaling=yarn(factor=4,orig=64,truncate=false))").to_json();
+  EXPECT_EQ(json.at("family"), "rope");
+  EXPECT_EQ(json.at("d"), 16);
+  EXPECT_EQ(json.at("base"), 10000);
+  EXPECT_EQ(json.at("scaling").at("type"), "yarn");
+  EXPECT_EQ(json.at("scaling").at("truncate"), false);
+}
+
+TEST(SpecText, KeysInAnyOrderAndSpacingGiveTheSameSpec) {
+  const Spec a = Spec::parse("rope(layout=interleaved,d=4,base=10000)");
+  const Spec b = Spec::parse(" rope( base = 1e4 , d=4, layout=interleaved ) ");
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.canonical(), "rope(d=4,base=10000,layout=interleaved)");
+}
+
+TEST(SpecText, DefaultsAreOmittedAndPrimaryKeysAlwaysShown) {
+  EXPECT_EQ(Spec::parse("rope(d=8)").canonical(), "rope(d=8,base=10000,layout=half)");
+  EXPECT_EQ(Spec::parse("sinusoidal(d=8)").canonical(), "sinusoidal(d=8,base=10000,layout=interleaved)");
+  EXPECT_EQ(Spec::parse("rope(d=8,rot=8,sign=1,scaling=none,amp=1,dtype=fp32)").canonical(), "rope(d=8,base=10000,layout=half)");
+  EXPECT_EQ(Spec::parse("t5()").canonical(), "t5(buckets=32,max_distance=128)");
+}
+
+TEST(SpecText, ListExamplesParseAndCoverEveryFamily) {
+  ASSERT_EQ(kFamilyExamples.size(), all_families().size());
+  for (std::size_t k = 0; k < kFamilyExamples.size(); ++k) {
+    const Spec spec = Spec::parse(kFamilyExamples[k].spec);
+    EXPECT_EQ(spec.family, all_families()[k]);
+    EXPECT_EQ(family_name(spec.family), kFamilyExamples[k].family);
+  }
+}
+
+}  // namespace
+}  // namespace peconform
