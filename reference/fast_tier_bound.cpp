@@ -101,8 +101,6 @@ TierComparison compare_tiers(const Spec& spec, std::span<const Point> points, st
       if (!same) ratio = bounds[e] > 0 ? static_cast<double>(error / bounds[e]) : std::numeric_limits<double>::infinity();
       if (out.worst_detail.empty() || ratio > out.worst_ratio) {
         out.worst_ratio = ratio;
-        out.worst_element = e;
-        out.worst_point = point;
         out.worst_detail = fmt::format("element {} at {}: exact {} fast {} error {} bound {}", e,
                                        format_point(spec.family, point), to_decimal_string(expected[e], 25),
                                        to_decimal_string(got, 25), to_decimal_string(error, 3),

@@ -32,8 +32,6 @@ std::vector<ExactReal> fast_tier_bounds(const Reference<ExactReal>& exact, const
 
 struct TierComparison {
   double worst_ratio = 0.0;  // max over elements of |fast - exact| / B (0/0 counts as 0)
-  std::size_t worst_element = 0;
-  Point worst_point;
   std::string worst_detail;  // element, exact and fast values, error and bound
 };
 

@@ -83,8 +83,4 @@ Decimal Decimal::parse(std::string_view text) {
   return out;
 }
 
-bool Decimal::is_integer() const {
-  return text_.find_first_of(".e") == std::string::npos;
-}
-
 }  // namespace peconform

@@ -17,7 +17,6 @@ class Decimal {
   // scientific otherwise; parse(text()).text() == text().
   const std::string& text() const { return text_; }
   double to_double() const { return value_; }
-  bool is_integer() const;
 
   friend bool operator==(const Decimal& a, const Decimal& b) { return a.text_ == b.text_; }
 

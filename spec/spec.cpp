@@ -516,13 +516,9 @@ const std::vector<Family>& all_families() {
 }
 
 std::string_view family_name(Family family) { return name_of(family); }
-std::string_view dtype_name(Dtype dtype) { return name_of(dtype); }
-std::string_view precision_name(PrecisionClass precision) { return name_of(precision); }
 
 bool is_relative(Family family) {
   return family == Family::alibi || family == Family::t5 || family == Family::shaw || family == Family::xl;
 }
-
-bool is_integer_valued(Family family) { return family == Family::t5 || family == Family::shaw; }
 
 }  // namespace peconform

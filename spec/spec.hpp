@@ -87,11 +87,7 @@ struct Spec {
 // Every family with its name, in the order `peconform list` prints them.
 const std::vector<Family>& all_families();
 std::string_view family_name(Family family);
-std::string_view dtype_name(Dtype dtype);
-std::string_view precision_name(PrecisionClass precision);
 // Families whose query point is a pair (i:j) of query and key positions rather than a position.
 bool is_relative(Family family);
-// Families whose output is an integer index, compared exactly.
-bool is_integer_valued(Family family);
 
 }  // namespace peconform
