@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "reference/rotary.hpp"
+#include "reference/sinusoidal.hpp"
 
 namespace peconform {
 namespace {
@@ -28,13 +29,11 @@ std::vector<ExactReal> fast_tier_bounds(const Reference<ExactReal>& exact, const
     case Family::xpos:
     case Family::mrope:
     case Family::rope2d: {
-      const int dims = spec.family == Family::rope2d ? spec.d : spec.rotary_dims();
-      const int start = spec.rot_at == RotaryPlacement::first ? 0 : spec.d - dims;
+      const auto [start, dims] = rotary_slice(spec);
       for (int pair = 0; pair < dims / 2; ++pair) {
         const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
         const ExactReal angle = rotary_angle(spec, inv, point, pair);
-        const ExactReal frequency = spec.family == Family::rope2d ? inv[static_cast<std::size_t>(pair % (spec.d / 4))]
-                                                                  : inv[static_cast<std::size_t>(pair)];
+        const ExactReal& frequency = inv[rotary_frequency_index(spec, pair)];
         ExactReal amplitude = exact.frequencies().attention;
         ExactReal growth(0);
         if (spec.family == Family::xpos) {
@@ -51,9 +50,7 @@ std::vector<ExactReal> fast_tier_bounds(const Reference<ExactReal>& exact, const
     case Family::xl: {
       const int n = spec.d / 2;
       const std::int64_t distance =
-          spec.family == Family::xl ? (spec.clamp_len > 0 ? std::min(point.c[0] - point.c[1], spec.clamp_len)
-                                                          : point.c[0] - point.c[1])
-                                    : point.c[0] + spec.offset;
+          spec.family == Family::xl ? xl_distance(spec, point.c[0], point.c[1]) : point.c[0] + spec.offset;
       const bool interleaved = spec.family == Family::sinusoidal && spec.layout == Layout::interleaved;
       for (int i = 0; i < n; ++i) {
         const ExactReal bound =

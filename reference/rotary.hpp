@@ -19,6 +19,24 @@ inline std::pair<std::size_t, std::size_t> rotary_pair_elements(Layout layout, i
   return {static_cast<std::size_t>(start + pair), static_cast<std::size_t>(start + pair + dims / 2)};
 }
 
+// The rotated dims: `dims` of them starting at element `start` (partial rotary on the first or
+// last dims; rope2d always rotates all of d).
+struct RotarySlice {
+  int start = 0;
+  int dims = 0;
+};
+
+inline RotarySlice rotary_slice(const Spec& spec) {
+  const int dims = spec.family == Family::rope2d ? spec.d : spec.rotary_dims();
+  return {spec.rot_at == RotaryPlacement::first ? 0 : spec.d - dims, dims};
+}
+
+// The frequency that pair `pair` turns at: its own, except in rope2d, where x on the first d/4
+// pairs and y on the next d/4 share base^(-4j/d) (rope-vit axial).
+inline std::size_t rotary_frequency_index(const Spec& spec, int pair) {
+  return static_cast<std::size_t>(spec.family == Family::rope2d ? pair % (spec.d / 4) : pair);
+}
+
 // Which coordinate of an mRoPE (t, h, w) point drives frequency `pair`. Blocked sections give
 // the first sections[0] frequencies to t, the next sections[1] to h, the rest to w (Qwen2-VL).
 // Interleaved sections cycle t, h, w while each axis has some left (Qwen3-VL).
@@ -40,18 +58,10 @@ inline int mrope_axis(const Spec& spec, int pair) {
 // The angle that pair `pair` turns through at `point`, before the spec's sign.
 template <class Real>
 Real rotary_angle(const Spec& spec, const std::vector<Real>& inv_freq, const Point& point, int pair) {
-  switch (spec.family) {
-    case Family::mrope:
-      return Real(point.c[static_cast<std::size_t>(mrope_axis(spec, pair))]) * inv_freq[static_cast<std::size_t>(pair)];
-    case Family::rope2d: {
-      // rope-vit axial: x on the first d/4 pairs, y on the next d/4, sharing base^(-4j/d).
-      const int quarter = spec.d / 4;
-      const int axis = pair < quarter ? 0 : 1;
-      return Real(point.c[static_cast<std::size_t>(axis)]) * inv_freq[static_cast<std::size_t>(pair % quarter)];
-    }
-    default:
-      return Real(point.c[0]) * inv_freq[static_cast<std::size_t>(pair)];
-  }
+  int axis = 0;
+  if (spec.family == Family::mrope) axis = mrope_axis(spec, pair);
+  if (spec.family == Family::rope2d) axis = pair < spec.d / 4 ? 0 : 1;
+  return Real(point.c[static_cast<std::size_t>(axis)]) * inv_freq[rotary_frequency_index(spec, pair)];
 }
 
 // xPos's per-pair amplitude zeta_i^(+-n/scale_base), zeta_i = (2i + 0.4 d)/(1.4 d)
@@ -69,8 +79,7 @@ template <class Real>
 std::vector<Real> rotate(const Spec& spec, const RotaryFrequencies<Real>& frequencies, const Point& point,
                          std::span<const Real> x) {
   std::vector<Real> y(x.begin(), x.end());
-  const int dims = spec.family == Family::rope2d ? spec.d : spec.rotary_dims();
-  const int start = spec.rot_at == RotaryPlacement::first ? 0 : spec.d - dims;
+  const auto [start, dims] = rotary_slice(spec);
   for (int pair = 0; pair < dims / 2; ++pair) {
     const Real angle = Real(spec.sign) * rotary_angle(spec, frequencies.inv_freq, point, pair);
     Real amplitude = frequencies.attention;

@@ -1,6 +1,9 @@
 #pragma once
 // Absolute sinusoidal tables and the Transformer-XL relative sinusoid.
 // Definitions: ../shared/notes/variants.md sections 1 and 7.
+#include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "reference/real_types.hpp"
@@ -43,13 +46,17 @@ std::vector<Real> sinusoidal_row(const Spec& spec, const std::vector<Real>& freq
   return row;
 }
 
-// Transformer-XL's R_{i-j} = [sin((i-j) inv), cos((i-j) inv)], inv = base^(-2k/d), with i-j
-// capped at clamp_len when clamp_len > 0 (kimiyoung/transformer-xl mem_transformer.py).
+// Transformer-XL's relative distance i - j, capped at clamp_len when clamp_len > 0.
+inline std::int64_t xl_distance(const Spec& spec, std::int64_t query, std::int64_t key) {
+  return spec.clamp_len > 0 ? std::min(query - key, spec.clamp_len) : query - key;
+}
+
+// Transformer-XL's R_{i-j} = [sin((i-j) inv), cos((i-j) inv)], inv = base^(-2k/d)
+// (kimiyoung/transformer-xl mem_transformer.py).
 template <class Real>
 std::vector<Real> xl_relative_row(const Spec& spec, const std::vector<Real>& frequencies, std::int64_t query,
                                   std::int64_t key) {
-  std::int64_t distance = query - key;
-  if (spec.clamp_len > 0) distance = std::min(distance, spec.clamp_len);
+  const std::int64_t distance = xl_distance(spec, query, key);
   const int n = spec.d / 2;
   std::vector<Real> row(static_cast<std::size_t>(spec.d));
   for (int k = 0; k < n; ++k) {
