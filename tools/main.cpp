@@ -1,6 +1,10 @@
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <string>
+#include <vector>
 
 #include "spec/spec_error.hpp"
 #include "tools/commands.hpp"
@@ -15,9 +19,10 @@ int main(int argc, char** argv) {
   try {
     if (argc > 1 && argv[1][0] != '-') {
       const std::string name = argv[1];
-      const auto commands = app.get_subcommands([&](const CLI::App* command) { return command->get_name() == name; });
-      if (commands.empty())
-        throw peconform::SpecError(fmt::format("unknown command '{}'; expected list, reference or selfcheck", name));
+      std::vector<std::string> known;
+      for (const CLI::App* command : app.get_subcommands({})) known.push_back(command->get_name());
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        throw peconform::SpecError(fmt::format("unknown command '{}'; expected one of {}", name, fmt::join(known, ", ")));
     }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -27,15 +27,13 @@ struct SelfcheckOptions {
 
 nlohmann::json golden_section(const GoldenCheck& check, const std::string& path) {
   nlohmann::json cases = nlohmann::json::array();
-  double fewest = 1e9;
   for (const GoldenCaseResult& c : check.cases) {
-    fewest = std::min(fewest, c.digits);
     cases.push_back({{"name", c.name}, {"spec", c.spec}, {"family", family_name(c.family)},
                      {"digits", c.digits}, {"worst", c.worst}});
   }
   nlohmann::json known = nlohmann::json::array();
   for (const KnownValueResult& k : check.known) known.push_back({{"what", k.what}, {"passed", k.passed}, {"detail", k.detail}});
-  return {{"file", path}, {"required_digits", check.required_digits}, {"fewest_digits", fewest},
+  return {{"file", path}, {"required_digits", check.required_digits}, {"fewest_digits", check.fewest_digits()},
           {"passed", check.passed()}, {"cases", std::move(cases)}, {"known_values", std::move(known)}};
 }
 
@@ -84,9 +82,8 @@ void run(const SelfcheckOptions& options) {
                         {"passed", passed},
                         {"seconds", seconds}};
   write_file_atomically(options.report, report.dump(1) + "\n");
-  const double fewest = report["golden"]["fewest_digits"].get<double>();
   fmt::print("golden vectors: {} cases, fewest digits of agreement {:.1f} (need {}); known values: {} checked\n",
-             check.cases.size(), fewest, kRequiredDigits, check.known.size());
+             check.cases.size(), check.fewest_digits(), kRequiredDigits, check.known.size());
   fmt::print("fast tier: worst error/bound {:.3g} over {} specs (seed {})\n", fast_tier["worst_ratio"].get<double>(),
              fast_tier["specs"].size(), options.seed);
   fmt::print("report: {} ({:.1f} s)\n", options.report, seconds);
