@@ -2,7 +2,7 @@
 // The two reference tiers. The exact tier is MPFR at 60 decimal digits (about 200 bits): a
 // position near 2^31 costs it 10 of those digits in the angle and still leaves 50, above the
 // 40 that the fixtures are checked to. The fast tier is IEEE binary128 (113-bit significand,
-// libquadmath), several times faster; fast_tier_bound.hpp states how far it may stray.
+// libquadmath), several times faster; tier_bounds.hpp states how far it may stray.
 #include <boost/multiprecision/float128.hpp>
 #include <boost/multiprecision/mpfr.hpp>
 #include <string>

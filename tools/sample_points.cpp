@@ -4,7 +4,7 @@
 #include <cmath>
 #include <random>
 
-#include "reference/fast_tier_bound.hpp"
+#include "reference/tier_bounds.hpp"
 
 namespace peconform {
 namespace {
@@ -12,10 +12,10 @@ namespace {
 constexpr std::int64_t kEdgePositions[] = {0, 1, 2, 1000, (1 << 24) - 1, 1 << 24, (1 << 24) + 1, 2147483647};
 
 // Largest position the family is evaluated at: learned tables end, xPos leaves binary128's
-// exponent range past kFastTierXposPositionLimit.
+// exponent range past xpos_position_limit().
 std::int64_t position_limit(const Spec& spec) {
   if (spec.family == Family::learned) return spec.rows - 1;
-  if (spec.family == Family::xpos) return kFastTierXposPositionLimit;
+  if (spec.family == Family::xpos) return xpos_position_limit(spec);
   return 2147483647;
 }
 

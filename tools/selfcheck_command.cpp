@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures/golden_check.hpp"
-#include "reference/fast_tier_bound.hpp"
+#include "reference/tier_bounds.hpp"
 #include "reports/atomic_file.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
@@ -58,7 +58,7 @@ std::pair<nlohmann::json, bool> fast_tier_section(const nlohmann::json& golden, 
                entry.at("name").get<std::string>(), comparison.worst_ratio);
   }
   const bool passed = worst <= 1.0;
-  return {nlohmann::json{{"bound", "A r u (|phi| (|ln theta| + 16) + |ln a_xpos| + 16), u = 2^-113; see reference/fast_tier_bound.hpp"},
+  return {nlohmann::json{{"bound", "A r u (|phi| (|ln theta| + 16) + |ln a_xpos| + 16), u = 2^-113; see reference/tier_bounds.hpp"},
                          {"worst_ratio", worst}, {"passed", passed}, {"seed", options.seed},
                          {"random_points_per_spec", options.samples}, {"specs", std::move(specs)}},
           passed};

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "fixtures/golden_check.hpp"
-#include "reference/fast_tier_bound.hpp"
+#include "reference/tier_bounds.hpp"
 #include "tools/sample_points.hpp"
 
 namespace peconform {
@@ -31,7 +31,7 @@ TEST(FastTier, BoundRejectsDoublePrecisionResults) {
   for (std::int64_t position : {1, 1000, 2147483647}) {
     const Point point{{position}};
     const std::vector<ExactReal> values = exact.evaluate(point, input);
-    const std::vector<ExactReal> bounds = fast_tier_bounds(exact, point, input);
+    const std::vector<ExactReal> bounds = fast_tier_bounds<ExactReal>(exact, point, input);
     for (std::size_t e = 0; e < values.size(); ++e) {
       const ExactReal as_double(static_cast<double>(values[e]));
       if (as_double != values[e]) {
@@ -45,7 +45,7 @@ TEST(FastTier, IntegerFamiliesAndGathersMustMatchExactly) {
   for (const char* text : {"t5(buckets=32,max_distance=128)", "shaw(k=4)"}) {
     const Spec spec = Spec::parse(text);
     const Reference<ExactReal> exact(spec, 1);
-    EXPECT_EQ(fast_tier_bounds(exact, Point{{0, 40}}, {}).front(), 0) << text;
+    EXPECT_EQ(fast_tier_bounds<ExactReal>(exact, Point{{0, 40}}, {}).front(), 0) << text;
   }
 }
 

@@ -1,0 +1,186 @@
+#include "properties/checks.hpp"
+
+#include <fmt/format.h>
+#include <quadmath.h>
+#include <rapidcheck.h>
+
+#include "properties/generators.hpp"
+#include "reference/rotary.hpp"
+
+namespace peconform {
+namespace {
+
+std::string hex_text(const Wide& value) {
+  char buffer[64];
+  quadmath_snprintf(buffer, sizeof buffer, "%Qa", value.backend().value());
+  return buffer;
+}
+
+std::string decimal_text(const Wide& value) {
+  char buffer[64];
+  quadmath_snprintf(buffer, sizeof buffer, "%.36Qg", value.backend().value());
+  return buffer;
+}
+
+std::string value_text(const Wide& value) { return fmt::format("{} ({})", hex_text(value), decimal_text(value)); }
+
+// One unit in the last place of `value` in `dtype`, subnormal spacing included.
+Wide dtype_ulp(const Wide& value, Dtype dtype) {
+  int mantissa_bits = 23, min_exponent = -126;
+  switch (dtype) {
+    case Dtype::fp64: mantissa_bits = 52; min_exponent = -1022; break;
+    case Dtype::fp32: break;
+    case Dtype::fp16: mantissa_bits = 10; min_exponent = -14; break;
+    case Dtype::bf16: mantissa_bits = 7; break;
+  }
+  int exponent = min_exponent + 1;
+  if (value != 0 && isfinite(value)) frexp(value, &exponent);
+  return ldexp(Wide(1), std::max(exponent - 1, min_exponent) - mantissa_bits);
+}
+
+[[noreturn]] void fail(const Site& site, const std::string& comparison) {
+  RC_FAIL(fmt::format("{}\n  case: {}\n  {}; input {}\n{}\n  seed: {} (RapidCheck's reproduce string follows the run)",
+                      site.relation, site.case_text, site.element, site.input, comparison,
+                      rc::detail::configuration().testParams.seed));
+}
+
+bool same_special(const Wide& a, const Wide& b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+  return a == b && signbit(a) == signbit(b);
+}
+
+}  // namespace
+
+std::string Evaluation::case_text() const {
+  return fmt::format("{} at {}", spec.canonical(), format_point(spec.family, point));
+}
+
+Evaluation evaluate(const Evaluator& evaluator, const Spec& spec, const Point& point, std::vector<Wide> input) {
+  Evaluation out{spec, point, std::move(input), {}, {}};
+  out.values = evaluator.evaluate(point, out.input);
+  out.bounds = evaluator.error_bounds(point, out.input);
+  return out;
+}
+
+void require_close(const Wide& actual, const Wide& expected, const Wide& tolerance, const SiteFunction& site) {
+  if (!isfinite(actual) || !isfinite(expected)) {
+    if (same_special(actual, expected)) return;
+    fail(site(), fmt::format("  expected {}\n  actual   {}\n  NaN/Inf mismatch (classified before any numeric error)",
+                             value_text(expected), value_text(actual)));
+  }
+  const Wide error = abs(actual - expected);
+  if (error <= tolerance) return;
+  const Site where = site();
+  const Wide ulps = error / dtype_ulp(expected, where.dtype);
+  const std::string ratio = tolerance > 0 ? decimal_text(error / tolerance) : std::string("inf (tolerance 0)");
+  fail(where, fmt::format("  expected {}\n  actual   {}\n  error    {} = {} ulp({}) = {} x the tolerance {}",
+                          value_text(expected), value_text(actual), value_text(error),
+                          static_cast<double>(ulps), static_cast<int>(where.dtype), ratio, value_text(tolerance)));
+}
+
+void require_holds(bool holds, const std::string& observed, const SiteFunction& site) {
+  if (!holds) fail(site(), "  observed " + observed);
+}
+
+void require_at_most(const Wide& value, const Wide& limit, const SiteFunction& site) {
+  if (value <= limit) return;
+  fail(site(), fmt::format("  value {}\n  limit {}\n  exceeds the limit", value_text(value), value_text(limit)));
+}
+
+void require_identical(const Wide& actual, const Wide& expected, const SiteFunction& site) {
+  if (same_special(actual, expected)) return;
+  fail(site(), fmt::format("  expected {}\n  actual   {}\n  must be identical (value and sign)", value_text(expected),
+                           value_text(actual)));
+}
+
+std::string element_text(std::size_t element) { return fmt::format("element {}", element); }
+
+std::string input_text(const Evaluation& evaluation, std::size_t a, std::size_t b) {
+  if (evaluation.input.empty()) return "(none)";
+  if (a == b) return value_text(evaluation.input[a]);
+  return fmt::format("x{} = {}, x{} = {}", a, value_text(evaluation.input[a]), b, value_text(evaluation.input[b]));
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> rotary_pairs(const Spec& spec) {
+  const auto [start, dims] = rotary_slice(spec);
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (int pair = 0; pair < dims / 2; ++pair) out.push_back(rotary_pair_elements(spec.layout, start, dims, pair));
+  return out;
+}
+
+std::vector<std::size_t> pass_through_elements(const Spec& spec) {
+  const auto [start, dims] = rotary_slice(spec);
+  std::vector<std::size_t> out;
+  for (int e = 0; e < spec.d; ++e)
+    if (e < start || e >= start + dims) out.push_back(static_cast<std::size_t>(e));
+  return out;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> table_pairs(const Spec& spec) {
+  const Layout layout = spec.family == Family::xl ? Layout::half : spec.layout;
+  const int n = spec.d / 2;
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (int i = 0; i < n; ++i) out.push_back(rotary_pair_elements(layout, 0, 2 * n, i));
+  return out;
+}
+
+// sqrt(a^2 + b^2) scaled by the larger magnitude, so that pairs near binary128's largest or
+// smallest values neither overflow nor underflow when squared.
+Wide hypotenuse(const Wide& a, const Wide& b) {
+  const Wide scale = std::max(abs(a), abs(b));
+  if (scale == 0 || !isfinite(scale)) return scale;
+  const Wide x = a / scale, y = b / scale;
+  return scale * sqrt(x * x + y * y);
+}
+
+Wide pair_bound(const Evaluation& evaluation, std::size_t a, std::size_t b) {
+  return hypotenuse(evaluation.bounds[a], evaluation.bounds[b]);
+}
+
+Wide pair_norm(const std::vector<Wide>& values, std::size_t a, std::size_t b) { return hypotenuse(values[a], values[b]); }
+
+InnerProduct inner_product(const Evaluation& a, const Evaluation& b) {
+  InnerProduct out{Wide(0), Wide(0)};
+  Wide magnitude(0);
+  for (std::size_t e = 0; e < a.values.size(); ++e) {
+    out.value += a.values[e] * b.values[e];
+    magnitude += abs(a.values[e] * b.values[e]);
+    out.tolerance += a.bounds[e] * abs(b.values[e]) + (abs(a.values[e]) + a.bounds[e]) * b.bounds[e];
+  }
+  out.tolerance += check_rounding(magnitude, static_cast<int>(a.values.size()) + 2);
+  return out;
+}
+
+void require_equal_products(const InnerProduct& lhs, const InnerProduct& rhs, const std::string& relation,
+                            const std::string& case_text) {
+  require_close(lhs.value, rhs.value, lhs.tolerance + rhs.tolerance,
+                [&] { return Site{relation, case_text, "the inner product", "(see case)", Dtype::fp64}; });
+}
+
+void require_same_values(const Evaluation& lhs, const Evaluation& rhs, const std::string& relation) {
+  RC_ASSERT(lhs.values.size() == rhs.values.size());
+  for (std::size_t e = 0; e < lhs.values.size(); ++e)
+    require_close(lhs.values[e], rhs.values[e], lhs.bounds[e] + rhs.bounds[e] + check_rounding(abs(rhs.values[e]), 2), [&] {
+      return Site{relation, lhs.case_text() + " vs " + rhs.case_text(), element_text(e), input_text(lhs, e, e),
+                  lhs.spec.dtype};
+    });
+}
+
+std::vector<Wide> finite_input(const Spec& spec, std::size_t count) {
+  std::vector<Wide> input = *gen_values(spec.dtype, count, Finiteness::finite_only);
+  RC_TAG(value_kinds(input));
+  return input;
+}
+
+Evaluation unrounded(const Spec& spec, std::vector<Wide> values) {
+  std::vector<Wide> zeros(values.size(), Wide(0));
+  return Evaluation{spec, Point{}, {}, std::move(values), std::move(zeros)};
+}
+
+Point shifted(const Point& point, std::int64_t shift, int arity) {
+  Point out = point;
+  for (int axis = 0; axis < arity; ++axis) out.c[static_cast<std::size_t>(axis)] += shift;
+  return out;
+}
+
+}  // namespace peconform

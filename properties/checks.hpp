@@ -1,0 +1,88 @@
+#pragma once
+// What every property compares with: evaluations that carry their implementation's error
+// bounds, tolerances derived from those bounds, and failure messages that replay the case.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/implementation.hpp"
+
+namespace peconform {
+
+// binary128's unit roundoff: the properties' own arithmetic rounds in it.
+inline const Wide kCheckUnit = ldexp(Wide(1), -113);
+// What `operations` roundings of the properties' own binary128 arithmetic can add to a
+// quantity of size `magnitude`.
+inline Wide check_rounding(const Wide& magnitude, int operations) { return magnitude * Wide(operations) * kCheckUnit; }
+
+// One call of an implementation: the case, what came back, and the bound it claims per element.
+struct Evaluation {
+  Spec spec;
+  Point point;
+  std::vector<Wide> input, values, bounds;
+  std::string case_text() const;  // "spec at point", the string that replays the call
+};
+
+Evaluation evaluate(const Evaluator& evaluator, const Spec& spec, const Point& point, std::vector<Wide> input);
+
+// Where a comparison sits, for its failure message; built only when the comparison fails.
+struct Site {
+  std::string relation;   // the statement that failed
+  std::string case_text;  // the evaluations involved
+  std::string element;    // which element, pair or head
+  std::string input;      // the input values that element depends on
+  Dtype dtype = Dtype::fp32;
+};
+using SiteFunction = std::function<Site()>;
+
+// Fails the property (RC_FAIL) unless |actual - expected| <= tolerance, printing the site, both
+// values in hex and decimal, the error in ULPs of the spec's dtype and as a ratio to the
+// tolerance, and the seed.
+void require_close(const Wide& actual, const Wide& expected, const Wide& tolerance, const SiteFunction& site);
+// Fails unless `holds`, printing the site and what was observed.
+void require_holds(bool holds, const std::string& observed, const SiteFunction& site);
+// Fails unless value <= limit.
+void require_at_most(const Wide& value, const Wide& limit, const SiteFunction& site);
+// Same value and sign, NaN matching NaN: what pass-through dims, gathers and indices promise.
+void require_identical(const Wide& actual, const Wide& expected, const SiteFunction& site);
+
+// Element e of `evaluation` for a site: "element 5".
+std::string element_text(std::size_t element);
+// The input values for the pair of elements (a, b), or for one element when a == b.
+std::string input_text(const Evaluation& evaluation, std::size_t a, std::size_t b);
+
+// The rotated pairs of a rotary spec as element pairs (a, b), in pair order.
+std::vector<std::pair<std::size_t, std::size_t>> rotary_pairs(const Spec& spec);
+// The elements a rotary spec passes through unchanged.
+std::vector<std::size_t> pass_through_elements(const Spec& spec);
+// The frequency pairs (sin-or-cos element, its partner) of a sinusoidal or xl row.
+std::vector<std::pair<std::size_t, std::size_t>> table_pairs(const Spec& spec);
+
+// A pair's error as a vector from its two elements' bounds.
+Wide pair_bound(const Evaluation& evaluation, std::size_t a, std::size_t b);
+Wide pair_norm(const std::vector<Wide>& values, std::size_t a, std::size_t b);
+
+// <a, b> over every element, with the tolerance its two evaluations' bounds and the summation's
+// own rounding allow: sum of B_a|b| + (|a| + B_a) B_b, plus d u sum |a b|.
+struct InnerProduct {
+  Wide value;
+  Wide tolerance;
+};
+InnerProduct inner_product(const Evaluation& a, const Evaluation& b);
+// Fails unless two inner products agree within both tolerances.
+void require_equal_products(const InnerProduct& lhs, const InnerProduct& rhs, const std::string& relation,
+                            const std::string& case_text);
+
+// Fails unless two evaluations agree element by element within both bounds.
+void require_same_values(const Evaluation& lhs, const Evaluation& rhs, const std::string& relation);
+
+// `count` finite values of `spec`'s dtype, tagged with what they hold.
+std::vector<Wide> finite_input(const Spec& spec, std::size_t count);
+// Values that carry no error of their own (an input vector on one side of an inner product).
+Evaluation unrounded(const Spec& spec, std::vector<Wide> values);
+// Shifts every coordinate of `point` by `shift`.
+Point shifted(const Point& point, std::int64_t shift, int arity);
+
+}  // namespace peconform

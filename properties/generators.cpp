@@ -1,0 +1,336 @@
+#include "properties/generators.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "reference/tier_bounds.hpp"
+
+namespace peconform {
+namespace {
+
+// Parsing the canonical text back validates what a generator built against the spec's own rules,
+// so a generator bug surfaces as an error naming the key rather than a silent odd case.
+Spec validated(const Spec& spec) { return Spec::parse(spec.canonical()); }
+
+Decimal decimal(const std::string& text) { return Decimal::parse(text); }
+
+// A decimal m.mm with m in [lo, hi): factors, low/high frequency factors and the like.
+rc::Gen<Decimal> gen_decimal_in(int lo, int hi) {
+  return rc::gen::map(rc::gen::inRange(lo * 100, hi * 100),
+                      [](int hundredths) { return decimal(fmt::format("{}.{:02d}", hundredths / 100, hundredths % 100)); });
+}
+
+struct DtypeLayout {
+  int exponent_bits;
+  int mantissa_bits;
+};
+
+DtypeLayout layout_of(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::fp64: return {11, 52};
+    case Dtype::fp32: return {8, 23};
+    case Dtype::fp16: return {5, 10};
+    case Dtype::bf16: return {8, 7};
+  }
+  return {11, 52};
+}
+
+// The value of an IEEE bit pattern split into its fields.
+Wide decode(const DtypeLayout& layout, bool negative, std::uint64_t exponent, std::uint64_t mantissa) {
+  const std::uint64_t all_ones = (std::uint64_t{1} << layout.exponent_bits) - 1;
+  const int bias = static_cast<int>(all_ones / 2);
+  Wide magnitude;
+  if (exponent == all_ones)
+    magnitude = mantissa == 0 ? std::numeric_limits<Wide>::infinity() : std::numeric_limits<Wide>::quiet_NaN();
+  else if (exponent == 0)
+    magnitude = ldexp(Wide(mantissa), 1 - bias - layout.mantissa_bits);
+  else
+    magnitude = ldexp(Wide(mantissa + (std::uint64_t{1} << layout.mantissa_bits)),
+                      static_cast<int>(exponent) - bias - layout.mantissa_bits);
+  return negative ? -magnitude : magnitude;
+}
+
+rc::Gen<Wide> gen_value(Dtype dtype, Finiteness finiteness) {
+  return rc::gen::exec([dtype, finiteness] {
+    const DtypeLayout layout = layout_of(dtype);
+    const std::uint64_t all_ones = (std::uint64_t{1} << layout.exponent_bits) - 1;
+    const std::uint64_t mantissa_end = std::uint64_t{1} << layout.mantissa_bits;
+    const bool negative = *rc::gen::arbitrary<bool>();
+    const int pick = *rc::gen::inRange(0, 16);
+    std::uint64_t exponent = 0, mantissa = 0;
+    if (pick < 10) {  // any finite pattern: the exponent field uniform, so every binade appears
+      exponent = *rc::gen::inRange<std::uint64_t>(0, all_ones);
+      mantissa = *rc::gen::inRange<std::uint64_t>(0, mantissa_end);
+    } else if (pick < 12) {  // ordinary magnitudes around 1
+      exponent = *rc::gen::inRange<std::uint64_t>(all_ones / 2 - 4, all_ones / 2 + 4);
+      mantissa = *rc::gen::inRange<std::uint64_t>(0, mantissa_end);
+    } else if (pick == 12) {  // zero of either sign
+    } else if (pick == 13) {  // subnormal
+      mantissa = *rc::gen::inRange<std::uint64_t>(1, mantissa_end);
+    } else if (pick == 14) {  // the largest finite value
+      exponent = all_ones - 1;
+      mantissa = mantissa_end - 1;
+    } else if (finiteness == Finiteness::specials_too) {  // Inf or NaN
+      exponent = all_ones;
+      mantissa = *rc::gen::inRange<std::uint64_t>(0, 2);
+    } else {  // the smallest normal value
+      exponent = 1;
+    }
+    return decode(layout, negative, exponent, mantissa);
+  });
+}
+
+std::vector<int> even_dims() {
+  return {2, 4, 6, 8, 10, 12, 16, 24, 32, 48, 64, 80, 96, 128, 160, 256};
+}
+
+rc::Gen<int> gen_even_dims() {
+  return rc::gen::weightedOneOf<int>({{6, rc::gen::elementOf(even_dims())},
+                                      {1, rc::gen::element(512)},
+                                      {2, rc::gen::map(rc::gen::inRange(1, 65), [](int half) { return 2 * half; })}});
+}
+
+FrequencyPlan gen_plan(PlanKind kind, int rotary_dims) {
+  FrequencyPlan plan;
+  plan.kind = kind;
+  const std::size_t pairs = static_cast<std::size_t>(rotary_dims / 2);
+  const auto gen_orig = rc::gen::elementOf(std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192, 32768});
+  switch (kind) {
+    case PlanKind::none: break;
+    case PlanKind::linear: plan.factor = *gen_decimal_in(1, 16); break;
+    case PlanKind::dynamic:
+      plan.factor = *gen_decimal_in(1, 16);
+      plan.orig = *gen_orig;
+      break;
+    case PlanKind::yarn:
+      plan.factor = *gen_decimal_in(1, 40);
+      plan.orig = *gen_orig;
+      if (*rc::gen::inRange(0, 4) == 0) {
+        plan.beta_slow = *gen_decimal_in(1, 4);
+        plan.beta_fast = decimal(fmt::format("{}", *rc::gen::inRange(8, 64)));
+        plan.truncate = *rc::gen::arbitrary<bool>();
+      }
+      break;
+    case PlanKind::llama3:
+      plan.factor = *gen_decimal_in(1, 32);
+      plan.orig = *gen_orig;
+      plan.low = *gen_decimal_in(1, 3);
+      plan.high = decimal(fmt::format("{}", *rc::gen::inRange(3, 9)));
+      break;
+    case PlanKind::longrope:
+      plan.factor = *gen_decimal_in(1, 32);
+      plan.orig = *gen_orig;
+      plan.short_factors = *rc::gen::container<std::vector<Decimal>>(pairs, gen_decimal_in(1, 4));
+      plan.long_factors = *rc::gen::container<std::vector<Decimal>>(pairs, gen_decimal_in(1, 64));
+      break;
+    case PlanKind::custom:
+      plan.factors = *rc::gen::container<std::vector<Decimal>>(pairs, gen_decimal_in(1, 16));
+      break;
+  }
+  return plan;
+}
+
+// Three section sizes (t, h, w) summing to `pairs`, each at least one where pairs allow.
+std::vector<int> gen_sections(int pairs) {
+  if (pairs < 3) return {pairs};
+  const int t = *rc::gen::inRange(1, pairs - 1);
+  const int h = *rc::gen::inRange(1, pairs - t);
+  return {t, h, pairs - t - h};
+}
+
+}  // namespace
+
+rc::Gen<std::int64_t> gen_position(std::int64_t limit) {
+  std::vector<std::int64_t> edges;
+  for (std::int64_t edge : {std::int64_t{0}, std::int64_t{1}, (std::int64_t{1} << 24) - 1, std::int64_t{1} << 24,
+                            (std::int64_t{1} << 24) + 1, kLargestPosition})
+    if (edge <= limit) edges.push_back(edge);
+  const int bits = std::bit_width(static_cast<std::uint64_t>(limit));
+  auto log_uniform = rc::gen::mapcat(rc::gen::inRange(0, bits + 1), [limit](int bit) {
+    const std::int64_t lo = bit == 0 ? 0 : std::int64_t{1} << (bit - 1);
+    const std::int64_t hi = std::min((std::int64_t{1} << bit) - 1, limit);
+    return rc::gen::inRange<std::int64_t>(std::min(lo, hi), hi + 1);
+  });
+  return rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::inRange<std::int64_t>(0, limit + 1)},
+                                               {5, log_uniform},
+                                               {2, rc::gen::elementOf(edges)}});
+}
+
+std::string position_band(std::int64_t position) {
+  const std::int64_t magnitude = position < 0 ? -position : position;
+  if (magnitude == 0) return "0";
+  if (magnitude < (1 << 10)) return "<2^10";
+  if (magnitude < (1 << 24)) return "<2^24";
+  return "<2^31";
+}
+
+rc::Gen<std::vector<Wide>> gen_values(Dtype dtype, std::size_t count, Finiteness finiteness) {
+  return rc::gen::container<std::vector<Wide>>(count, gen_value(dtype, finiteness));
+}
+
+std::string value_kinds(const std::vector<Wide>& values) {
+  bool subnormal = false, zero = false, non_finite = false;
+  for (const Wide& value : values) {
+    non_finite = non_finite || !isfinite(value);
+    zero = zero || value == 0;
+    subnormal = subnormal || (value != 0 && abs(value) < std::numeric_limits<float>::min());
+  }
+  return non_finite ? "non-finite" : subnormal ? "subnormal" : zero ? "zero" : "normal";
+}
+
+rc::Gen<Decimal> gen_base() {
+  auto published = rc::gen::elementOf(std::vector<std::string>{"10", "100", "10000", "500000", "1000000", "10000000"});
+  auto between = rc::gen::exec([] {
+    const int exponent = *rc::gen::inRange(1, 7);
+    return fmt::format("{}.{:02d}e{}", *rc::gen::inRange(1, 10), *rc::gen::inRange(0, 100), exponent);
+  });
+  return rc::gen::map(rc::gen::weightedOneOf<std::string>({{1, published}, {1, between}}), decimal);
+}
+
+rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
+  return rc::gen::exec([shape] {
+    Spec spec;
+    spec.family = shape.family;
+    spec.base = *gen_base();
+    spec.layout = *rc::gen::element(Layout::interleaved, Layout::half);
+    spec.sign = *rc::gen::element(1, -1);
+    spec.dtype = *rc::gen::element(Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16);
+    if (*rc::gen::inRange(0, 4) == 0) spec.amp = *gen_decimal_in(0, 3);
+    if (spec.amp.to_double() == 0) spec.amp = Decimal(1);
+    if (shape.family == Family::rope2d) {
+      spec.d = 4 * *rc::gen::inRange(1, 33);
+      return validated(spec);
+    }
+    spec.d = *gen_even_dims();
+    const bool partial = shape.partial == Partial::always ||
+                         (shape.partial == Partial::sometimes && *rc::gen::inRange(0, 3) == 0);
+    if (partial) {
+      spec.d += 2 + *rc::gen::inRange(0, 2);  // room to pass through; odd d: the pass-through absorbs it
+      spec.rot = 2 * *rc::gen::inRange(1, (spec.d - 1) / 2 + 1);
+      spec.rot_at = *rc::gen::element(RotaryPlacement::first, RotaryPlacement::last);
+    }
+    const int rotary = spec.rotary_dims();
+    PlanKind kind = *rc::gen::elementOf(shape.plans);
+    if (kind == PlanKind::dynamic && rotary <= 2) kind = PlanKind::none;
+    spec.scaling = gen_plan(kind, rotary);
+    if (shape.family == Family::xpos) {
+      spec.role = *rc::gen::element(XposRole::query, XposRole::key);
+      spec.scale_base = *rc::gen::element(Decimal(512), Decimal(64), Decimal(4096));
+    }
+    if (shape.family == Family::mrope) {
+      spec.sections = gen_sections(rotary / 2);
+      spec.section_mode = *rc::gen::element(SectionMode::blocked, SectionMode::interleaved);
+    }
+    return validated(spec);
+  });
+}
+
+const std::vector<PlanKind>& all_plans() {
+  static const std::vector<PlanKind> plans{PlanKind::none,   PlanKind::linear,   PlanKind::dynamic, PlanKind::yarn,
+                                           PlanKind::llama3, PlanKind::longrope, PlanKind::custom};
+  return plans;
+}
+
+rc::Gen<Spec> gen_plain_rotary_spec() {
+  return rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes}),
+                        gen_rotary_spec({Family::mrope, {PlanKind::none, PlanKind::linear}, Partial::sometimes}),
+                        gen_rotary_spec({Family::rope2d, {PlanKind::none}, Partial::never}));
+}
+
+rc::Gen<Spec> gen_sinusoidal_spec() {
+  return rc::gen::exec([] {
+    Spec spec;
+    spec.family = Family::sinusoidal;
+    spec.base = *gen_base();
+    spec.layout = *rc::gen::element(Layout::interleaved, Layout::half);
+    spec.d = *gen_even_dims();
+    if (spec.layout == Layout::half) spec.d += *rc::gen::inRange(0, 2);  // odd d pads a zero column
+    spec.order = *rc::gen::element(SinusoidalOrder::sin_cos, SinusoidalOrder::cos_sin);
+    spec.freq = *rc::gen::element(FrequencyRule::power, FrequencyRule::geometric);
+    if (*rc::gen::inRange(0, 3) == 0) spec.offset = *rc::gen::inRange<std::int64_t>(1, 4);
+    spec.dtype = *rc::gen::element(Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16);
+    return validated(spec);
+  });
+}
+
+rc::Gen<Spec> gen_xl_spec() {
+  return rc::gen::exec([] {
+    Spec spec;
+    spec.family = Family::xl;
+    spec.base = *gen_base();
+    spec.d = *gen_even_dims();
+    if (*rc::gen::inRange(0, 2) == 0) spec.clamp_len = *gen_position(1 << 20) + 1;
+    return validated(spec);
+  });
+}
+
+rc::Gen<Spec> gen_learned_spec() {
+  return rc::gen::exec([] {
+    Spec spec;
+    spec.family = Family::learned;
+    spec.d = *rc::gen::inRange(1, 17);
+    spec.rows = *rc::gen::inRange<std::int64_t>(1, 65);
+    spec.dtype = *rc::gen::element(Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16);
+    return validated(spec);
+  });
+}
+
+rc::Gen<Spec> gen_alibi_spec() {
+  return rc::gen::exec([] {
+    Spec spec;
+    spec.family = Family::alibi;
+    spec.heads = *rc::gen::weightedOneOf<int>({{1, rc::gen::element(8, 12, 16, 32, 40, 64)}, {2, rc::gen::inRange(1, 97)}});
+    spec.mode = *rc::gen::element(AlibiMode::symmetric, AlibiMode::causal);
+    return validated(spec);
+  });
+}
+
+rc::Gen<Spec> gen_t5_spec() {
+  return rc::gen::exec([] {
+    Spec spec;
+    spec.family = Family::t5;
+    spec.bidirectional = *rc::gen::arbitrary<bool>();
+    spec.buckets = *rc::gen::weightedOneOf<int>({{1, rc::gen::element(32, 64, 128)}, {2, rc::gen::inRange(4, 257)}});
+    const int exact = (spec.bidirectional ? spec.buckets / 2 : spec.buckets) / 2;
+    spec.max_distance = *rc::gen::weightedOneOf<int>({{1, rc::gen::element(128, 256, 1024)},
+                                                      {2, rc::gen::inRange(exact + 1, exact + 4096)}});
+    if (spec.max_distance <= exact) spec.max_distance = exact + 1;
+    return validated(spec);
+  });
+}
+
+rc::Gen<Spec> gen_shaw_spec() {
+  return rc::gen::exec([] {
+    Spec spec;
+    spec.family = Family::shaw;
+    spec.k = *rc::gen::weightedOneOf<int>({{1, rc::gen::element(1, 2, 4, 16, 64)}, {1, rc::gen::inRange(1, 1025)}});
+    return validated(spec);
+  });
+}
+
+rc::Gen<Spec> gen_any_spec() {
+  return rc::gen::oneOf(gen_plain_rotary_spec(),
+                        gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear, PlanKind::yarn}, Partial::sometimes}),
+                        gen_sinusoidal_spec(), gen_xl_spec(), gen_learned_spec(), gen_alibi_spec(), gen_t5_spec(),
+                        gen_shaw_spec());
+}
+
+std::int64_t position_limit(const Spec& spec) {
+  return spec.family == Family::xpos ? xpos_position_limit(spec) : kLargestPosition;
+}
+
+std::int64_t gen_sequence_length() { return *gen_position(1 << 16) + 1; }
+
+rc::Gen<Point> gen_point(const Spec& spec, std::int64_t limit) {
+  const int arity = point_arity(spec.family);
+  const std::int64_t top = std::min(limit, position_limit(spec));
+  return rc::gen::exec([arity, top] {
+    Point point;
+    for (int axis = 0; axis < arity; ++axis) point.c[static_cast<std::size_t>(axis)] = *gen_position(top);
+    return point;
+  });
+}
+
+}  // namespace peconform

@@ -1,0 +1,72 @@
+#pragma once
+// Generators for the properties: specs of every family and frequency plan, positions, and input
+// values drawn over bit patterns. RapidCheck's own generators never produce NaN, Inf,
+// subnormals or -0 and know nothing of positions near 2^31, so these are our own
+// (../shared/DESIGN.md section 4).
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/implementation.hpp"
+#include "spec/spec.hpp"
+
+namespace peconform {
+
+inline constexpr std::int64_t kLargestPosition = 2147483647;  // 2^31 - 1
+
+// A position in [0, limit]: uniform, log-uniform (every power of two equally likely), or an
+// edge (0, 1, 2^24 - 1, 2^24, 2^24 + 1, 2^31 - 1) that fits under `limit`.
+rc::Gen<std::int64_t> gen_position(std::int64_t limit = kLargestPosition);
+// The band a position falls in, for RC_TAG: "0", "<2^10", "<2^24", "<2^31".
+std::string position_band(std::int64_t position);
+
+// Whether a property's inputs may hold NaN and Inf. Subnormals, zeros of either sign, the
+// largest and the smallest values appear in both.
+enum class Finiteness { finite_only, specials_too };
+// `count` values representable in `dtype`, drawn over its bit patterns so that every exponent
+// range is as likely as any other.
+rc::Gen<std::vector<Wide>> gen_values(Dtype dtype, std::size_t count, Finiteness finiteness);
+// What a list of values holds, for RC_TAG: "subnormal", "zero", "non-finite" or "normal".
+std::string value_kinds(const std::vector<Wide>& values);
+
+// Frequency bases from 10 to 1e7: the published ones and three-digit decimals between.
+rc::Gen<Decimal> gen_base();
+
+// A rotary spec of `family` (rope, xpos, mrope, rope2d) with a plan drawn from `plans` (rope,
+// xpos and mrope only; rope2d has none). `partial` says whether rot < d (odd d included) may
+// or must appear.
+enum class Partial { never, sometimes, always };
+struct RotaryShape {
+  Family family = Family::rope;
+  std::vector<PlanKind> plans{PlanKind::none};
+  Partial partial = Partial::sometimes;
+};
+// Every frequency plan.
+const std::vector<PlanKind>& all_plans();
+rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape);
+// A rotary spec of any family among rope, mrope and rope2d (those with R(a)R(b) = R(a+b) and
+// no position-dependent amplitude), any plan where the family takes one.
+rc::Gen<Spec> gen_plain_rotary_spec();
+
+rc::Gen<Spec> gen_sinusoidal_spec();
+rc::Gen<Spec> gen_xl_spec();
+rc::Gen<Spec> gen_learned_spec();
+rc::Gen<Spec> gen_alibi_spec();
+rc::Gen<Spec> gen_t5_spec();
+rc::Gen<Spec> gen_shaw_spec();
+// Any family, any plan.
+rc::Gen<Spec> gen_any_spec();
+
+// A sequence length for dynamic NTK and LongRoPE, on either side of the original lengths that
+// the plans are generated with (256 to 32768). Call inside a property.
+std::int64_t gen_sequence_length();
+
+// A point for `spec` with every coordinate in [0, limit] (xPos is held to 2^20, see
+// reference/tier_bounds.hpp).
+rc::Gen<Point> gen_point(const Spec& spec, std::int64_t limit = kLargestPosition);
+// The largest coordinate a property may use for `spec`.
+std::int64_t position_limit(const Spec& spec);
+
+}  // namespace peconform

@@ -1,0 +1,211 @@
+// The relative schemes: ALiBi (Press et al.; slopes after the authors' get_slopes), T5 buckets
+// (Hugging Face _relative_position_bucket) and Shaw's clipped index. Points are (query i,
+// key j) and the relative position is j - i.
+#include <bit>
+#include <fmt/format.h>
+
+#include "properties/checks.hpp"
+#include "properties/generators.hpp"
+#include "properties/property.hpp"
+
+namespace peconform {
+namespace {
+
+// A (query, key) pair whose key is within `span` of the query and both within [0, 2^31 - 1].
+Point gen_pair(std::int64_t span = kLargestPosition) {
+  const std::int64_t i = *gen_position();
+  const std::int64_t distance = *gen_position(span);
+  const bool ahead = *rc::gen::arbitrary<bool>();
+  const std::int64_t j = ahead ? std::min(i + distance, kLargestPosition) : std::max(i - distance, std::int64_t{0});
+  RC_TAG(j > i ? "key ahead" : j == i ? "same position" : "key behind");
+  return Point{{i, j, 0}};
+}
+
+Site pair_site(const std::string& relation, const Evaluation& evaluation, std::size_t element) {
+  return Site{relation, evaluation.case_text(), fmt::format("head {}", element), "(none)", evaluation.spec.dtype};
+}
+
+// An index scheme's value at `pair` (T5 bucket, Shaw index), compared exactly.
+struct Index {
+  Spec spec;
+  Point pair;
+  std::int64_t value;
+};
+
+Index index_at(const Evaluator& evaluator, const Spec& spec, const Point& pair) {
+  return {spec, pair, static_cast<std::int64_t>(evaluator.evaluate(pair, {}).front())};
+}
+
+void require_index(bool holds, const std::string& relation, const Index& index) {
+  require_holds(holds, fmt::format("index {}", index.value), [&] {
+    return Site{relation, fmt::format("{} at {}", index.spec.canonical(), format_point(index.spec.family, index.pair)),
+                "the index", "(none)", Dtype::fp64};
+  });
+}
+
+void alibi_bias_is_translation_invariant(const Implementation& implementation) {
+  const Spec spec = *gen_alibi_spec();
+  RC_TAG(spec.mode == AlibiMode::causal ? "causal" : "symmetric");
+  const auto evaluator = implementation.prepare(spec, 2);
+  const Point pair = gen_pair();
+  const std::int64_t highest = std::max(pair.c[0], pair.c[1]);
+  const std::int64_t shift = *gen_position(kLargestPosition - highest);
+  require_same_values(evaluate(*evaluator, spec, pair, {}),
+                      evaluate(*evaluator, spec, Point{{pair.c[0] + shift, pair.c[1] + shift, 0}}, {}),
+                      "bias(i, j) = bias(i+s, j+s)");
+}
+
+void alibi_bias_is_linear_in_distance(const Implementation& implementation) {
+  const Spec spec = *gen_alibi_spec();
+  RC_TAG(spec.mode == AlibiMode::causal ? "causal" : "symmetric");
+  const auto evaluator = implementation.prepare(spec, 2);
+  Point pair = gen_pair();
+  if (spec.mode == AlibiMode::causal && pair.c[1] > pair.c[0]) std::swap(pair.c[0], pair.c[1]);
+  const Evaluation unit = evaluate(*evaluator, spec, Point{{1, 0, 0}}, {});
+  const Evaluation at = evaluate(*evaluator, spec, pair, {});
+  const Wide distance(pair.c[0] > pair.c[1] ? pair.c[0] - pair.c[1] : pair.c[1] - pair.c[0]);
+  for (std::size_t h = 0; h < at.values.size(); ++h)
+    require_close(at.values[h], distance * unit.values[h],
+                  at.bounds[h] + distance * unit.bounds[h] + check_rounding(abs(at.values[h]), 2),
+                  [&] { return pair_site("bias(i, j) = |i-j| bias(1, 0): zero on the diagonal, -m per step", at, h); });
+}
+
+void alibi_slopes_form_the_published_series(const Implementation& implementation) {
+  const Spec spec = *gen_alibi_spec();
+  const int heads = spec.heads;
+  RC_TAG(std::has_single_bit(static_cast<unsigned>(heads)) ? "power of two" : "other head count");
+  const auto evaluator = implementation.prepare(spec, 2);
+  const Evaluation unit = evaluate(*evaluator, spec, Point{{1, 0, 0}}, {});
+  // The first 2^floor(log2 n) heads take 2^(-8(h+1)/c); the rest take every other slope of the
+  // 2c series, 2^(-4(2k+1)/c) (Press et al., get_slopes).
+  const int closest = static_cast<int>(std::bit_floor(static_cast<unsigned>(heads)));
+  for (int h = 0; h < heads; ++h) {
+    const Wide exponent = h < closest ? Wide(-8 * (h + 1)) / Wide(closest) : Wide(-4 * (2 * (h - closest) + 1)) / Wide(closest);
+    const Wide slope = pow(Wide(2), exponent);
+    const auto head = static_cast<std::size_t>(h);
+    require_close(-unit.values[head], slope, unit.bounds[head] + check_rounding(slope, 8),
+                  [&] { return pair_site("head h's slope follows the published series", unit, head); });
+  }
+}
+
+void alibi_causal_mask_hides_exactly_the_future_keys(const Implementation& implementation) {
+  Spec spec = *gen_alibi_spec();
+  spec.mode = AlibiMode::causal;
+  const auto evaluator = implementation.prepare(spec, 2);
+  const Point pair = gen_pair();
+  const Evaluation at = evaluate(*evaluator, spec, pair, {});
+  const bool future = pair.c[1] > pair.c[0];
+  for (std::size_t h = 0; h < at.values.size(); ++h) {
+    const bool masked = isinf(at.values[h]) && at.values[h] < 0;
+    require_holds(masked == future, fmt::format("bias {}", static_cast<double>(at.values[h])),
+                  [&] { return pair_site("causal ALiBi masks (-inf) exactly the keys j > i", at, h); });
+  }
+}
+
+struct T5Layout {
+  std::int64_t half;   // buckets per direction
+  std::int64_t exact;  // buckets below which |rp| is its own bucket
+};
+
+T5Layout t5_layout(const Spec& spec) {
+  const std::int64_t half = spec.bidirectional ? spec.buckets / 2 : spec.buckets;
+  return {half, half / 2};
+}
+
+void t5_buckets_are_exact_below_max_exact(const Implementation& implementation) {
+  const Spec spec = *gen_t5_spec();
+  RC_TAG(spec.bidirectional ? "bidirectional" : "causal");
+  const auto evaluator = implementation.prepare(spec, 2);
+  const auto [half, exact] = t5_layout(spec);
+  const std::int64_t i = *gen_position(kLargestPosition - exact);
+  const std::int64_t offset = *rc::gen::inRange<std::int64_t>(-std::min(i, exact - 1), exact);
+  const std::int64_t j = i + offset;  // rp = j - i = offset
+  // Bidirectional: the keys ahead take the upper half; causal: the keys behind count.
+  const std::int64_t expected = spec.bidirectional ? (offset > 0 ? half : 0) + std::abs(offset) : (offset < 0 ? -offset : 0);
+  const Index got = index_at(*evaluator, spec, Point{{i, j, 0}});
+  require_index(got.value == expected, fmt::format("the bucket is {} below max_exact", expected), got);
+}
+
+void t5_buckets_are_monotone_in_distance(const Implementation& implementation) {
+  const Spec spec = *gen_t5_spec();
+  RC_TAG(spec.bidirectional ? "bidirectional" : "causal");
+  const auto evaluator = implementation.prepare(spec, 2);
+  const bool ahead = spec.bidirectional && *rc::gen::arbitrary<bool>();
+  const std::int64_t near = *gen_position(kLargestPosition / 2), far = near + *gen_position(kLargestPosition / 2);
+  // rp = +distance (key ahead of query 0) or -distance (query ahead of key 0).
+  auto at = [&](std::int64_t distance) {
+    return index_at(*evaluator, spec, ahead ? Point{{0, distance, 0}} : Point{{distance, 0, 0}});
+  };
+  const Index nearer = at(near), farther = at(far);
+  require_index(nearer.value <= farther.value,
+                fmt::format("buckets never fall as |rp| grows; {} at |rp| = {}", nearer.value, near), farther);
+}
+
+void t5_buckets_saturate_at_the_last_bucket(const Implementation& implementation) {
+  const Spec spec = *gen_t5_spec();
+  RC_TAG(spec.bidirectional ? "bidirectional" : "causal");
+  const auto evaluator = implementation.prepare(spec, 2);
+  const auto [half, exact] = t5_layout(spec);
+  const std::int64_t distance = spec.max_distance + *gen_position(kLargestPosition - spec.max_distance);
+  const bool ahead = spec.bidirectional && *rc::gen::arbitrary<bool>();
+  const Index got = index_at(*evaluator, spec, ahead ? Point{{0, distance, 0}} : Point{{distance, 0, 0}});
+  const std::int64_t last = (ahead ? half : 0) + half - 1;
+  require_index(got.value == last, fmt::format("|rp| >= max_distance takes the last bucket, {}", last), got);
+}
+
+void t5_sign_selects_the_bucket_half(const Implementation& implementation) {
+  const Spec spec = *gen_t5_spec();
+  RC_TAG(spec.bidirectional ? "bidirectional" : "causal");
+  const auto evaluator = implementation.prepare(spec, 2);
+  const Point pair = gen_pair();
+  const std::int64_t rp = pair.c[1] - pair.c[0];
+  const Index got = index_at(*evaluator, spec, pair);
+  if (!spec.bidirectional) {
+    require_index(rp <= 0 || got.value == 0, "causal: keys ahead all share bucket 0", got);
+    return;
+  }
+  const std::int64_t half = t5_layout(spec).half;
+  require_index((rp > 0) == (got.value >= half) && got.value >= 0 && got.value < spec.buckets,
+                fmt::format("keys ahead take buckets [{}, {}), the rest [0, {})", half, spec.buckets, half), got);
+}
+
+void shaw_indices_are_clipped_to_the_window(const Implementation& implementation) {
+  const Spec spec = *gen_shaw_spec();
+  const auto evaluator = implementation.prepare(spec, 2);
+  const Point pair = gen_pair();
+  const std::int64_t rp = pair.c[1] - pair.c[0];
+  const Index got = index_at(*evaluator, spec, pair);
+  const bool in_range = got.value >= 0 && got.value <= 2 * spec.k;
+  const bool clipped = (rp < spec.k || got.value == 2 * spec.k) && (rp > -spec.k || got.value == 0);
+  require_index(in_range && clipped, fmt::format("indices lie in [0, {}], j-i beyond +-k clipped to the ends", 2 * spec.k), got);
+}
+
+void shaw_index_is_the_offset_distance_inside_the_window(const Implementation& implementation) {
+  const Spec spec = *gen_shaw_spec();
+  const auto evaluator = implementation.prepare(spec, 2);
+  const Point pair = gen_pair(spec.k);
+  const std::int64_t rp = pair.c[1] - pair.c[0];
+  RC_PRE(std::abs(rp) <= spec.k);
+  const Index got = index_at(*evaluator, spec, pair);
+  require_index(got.value == rp + spec.k, fmt::format("inside the window the index is j-i+k = {}", rp + spec.k), got);
+}
+
+}  // namespace
+
+std::vector<Property> relative_bias_properties() {
+  return {
+      {"alibiBiasIsTranslationInvariant", "alibi (symmetric, causal)", alibi_bias_is_translation_invariant},
+      {"alibiBiasIsLinearInDistance", "alibi (symmetric, causal)", alibi_bias_is_linear_in_distance},
+      {"alibiSlopesFormThePublishedSeries", "alibi (power-of-two and other head counts)",
+       alibi_slopes_form_the_published_series},
+      {"alibiCausalMaskHidesExactlyTheFutureKeys", "alibi causal", alibi_causal_mask_hides_exactly_the_future_keys},
+      {"t5BucketsAreExactBelowMaxExact", "t5 (bidirectional, causal)", t5_buckets_are_exact_below_max_exact},
+      {"t5BucketsAreMonotoneInDistance", "t5 (bidirectional, causal)", t5_buckets_are_monotone_in_distance},
+      {"t5BucketsSaturateAtTheLastBucket", "t5 (bidirectional, causal)", t5_buckets_saturate_at_the_last_bucket},
+      {"t5SignSelectsTheBucketHalf", "t5 (bidirectional, causal)", t5_sign_selects_the_bucket_half},
+      {"shawIndicesAreClippedToTheWindow", "shaw", shaw_indices_are_clipped_to_the_window},
+      {"shawIndexIsTheOffsetDistanceInsideTheWindow", "shaw", shaw_index_is_the_offset_distance_inside_the_window},
+  };
+}
+
+}  // namespace peconform

@@ -1,0 +1,361 @@
+// The rotary families' geometry: R(p) is a rotation per pair (times an amplitude), R(a)R(b) =
+// R(a+b), R(0) = I, R(-a) = R(a)^T, logits depend on relative position only, and the layouts,
+// signs, partial rotary, mRoPE sections and 2-D axes are what DESIGN.md section 3 defines.
+#include <fmt/format.h>
+
+#include "properties/property.hpp"
+#include "properties/rotary_support.hpp"
+#include "reference/rotary.hpp"
+#include "reference/tier_bounds.hpp"
+
+namespace peconform {
+namespace {
+
+// Every rotary family; xPos limited to the plans whose frequencies it shares with RoPE.
+rc::Gen<Spec> gen_any_rotary_spec() {
+  return rc::gen::oneOf(gen_plain_rotary_spec(),
+                        gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear}, Partial::sometimes}));
+}
+
+struct Prepared {
+  Spec spec;
+  std::unique_ptr<Evaluator> evaluator;
+};
+
+Prepared prepare(const Implementation& implementation, const rc::Gen<Spec>& specs) {
+  Spec spec = *specs;
+  RC_TAG(std::string(family_name(spec.family)));
+  return {spec, implementation.prepare(spec, gen_sequence_length())};
+}
+
+void rotation_preserves_norm_per_pair(const Implementation& implementation) {
+  const auto [spec, evaluator] = prepare(implementation, gen_any_rotary_spec());
+  const Point point = *gen_point(spec);
+  RC_TAG(position_band(point.c[0]));
+  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const Evaluation at = evaluate(*evaluator, spec, point, x);
+  const Evaluation zero = evaluate(*evaluator, spec, Point{}, x);
+  const auto pairs = rotary_pairs(spec);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto [a, b] = pairs[i];
+    // xPos grows pair i by zeta_i^(+-n/scale_base), zeta_i = (2i + 0.4 d)/(1.4 d) (torchscale).
+    Wide growth(1);
+    if (spec.family == Family::xpos) {
+      const Wide dims(spec.rotary_dims());
+      const Wide zeta = (Wide(2 * static_cast<int>(i)) + Wide("0.4") * dims) / (Wide("1.4") * dims);
+      const Wide exponent = Wide(point.c[0]) / from_decimal<Wide>(spec.scale_base);
+      growth = pow(zeta, spec.role == XposRole::query ? exponent : -exponent);
+    }
+    const Wide expected = growth * pair_norm(zero.values, a, b);
+    const Wide tolerance = pair_bound(at, a, b) + growth * pair_bound(zero, a, b) +
+                           check_rounding(expected, 8 + static_cast<int>(abs(log(growth))));
+    require_close(pair_norm(at.values, a, b), expected, tolerance, [&] {
+      return Site{"|R(p)x| on each pair equals |R(0)x| (times zeta^(p/scale_base) for xPos)",
+                  at.case_text(), fmt::format("pair {} (elements {}, {})", i, a, b), input_text(at, a, b), spec.dtype};
+    });
+  }
+}
+
+void inner_product_depends_only_on_relative_position(const Implementation& implementation) {
+  const auto [spec, evaluator] = prepare(implementation, gen_plain_rotary_spec());
+  const int arity = point_arity(spec.family);
+  const Point m = *gen_point(spec), n = *gen_point(spec);
+  const std::int64_t highest = std::max(*std::max_element(m.c.begin(), m.c.end()), *std::max_element(n.c.begin(), n.c.end()));
+  const std::int64_t shift = *gen_position(kLargestPosition - highest);
+  RC_TAG(position_band(shift));
+  const std::vector<Wide> q = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const std::vector<Wide> k = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const Evaluation qm = evaluate(*evaluator, spec, m, q), kn = evaluate(*evaluator, spec, n, k);
+  const Evaluation qs = evaluate(*evaluator, spec, shifted(m, shift, arity), q);
+  const Evaluation ks = evaluate(*evaluator, spec, shifted(n, shift, arity), k);
+  require_equal_products(inner_product(qm, kn), inner_product(qs, ks), "<R(m)q, R(n)k> = <R(m+s)q, R(n+s)k>",
+                         fmt::format("{}; {}; {}; {}", qm.case_text(), kn.case_text(), qs.case_text(), ks.case_text()));
+}
+
+void rotations_compose_additively(const Implementation& implementation) {
+  const auto [spec, evaluator] = prepare(implementation, gen_any_rotary_spec());
+  const Point a = *gen_point(spec, position_limit(spec) / 2), b = *gen_point(spec, position_limit(spec) / 2);
+  RC_TAG(position_band(a.c[0] + b.c[0]));
+  const Point sum = add_points(a, b);
+  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
+  // R(a)(R(b)x) against R(a+b)(R(0)x): both carry the amplitude twice.
+  const Evaluation inner = evaluate(*evaluator, spec, b, x);
+  const Evaluation composed = evaluate(*evaluator, spec, a, inner.values);
+  const Evaluation scaled = evaluate(*evaluator, spec, Point{}, x);
+  const Evaluation direct = evaluate(*evaluator, spec, sum, scaled.values);
+  const std::vector<Wide> gain_a = pair_gains(*evaluator, spec, a), gain_sum = pair_gains(*evaluator, spec, sum);
+  const auto pairs = rotary_pairs(spec);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto [ea, eb] = pairs[i];
+    // The second rotation carries the first one's error along, times its gain.
+    const Wide carried = gain_a[i] * pair_bound(inner, ea, eb) + gain_sum[i] * pair_bound(scaled, ea, eb);
+    for (std::size_t e : {ea, eb})
+      require_close(composed.values[e], direct.values[e],
+                    composed.bounds[e] + direct.bounds[e] + carried + check_rounding(abs(direct.values[e]), 4), [&] {
+                      return Site{"R(a)R(b)x = R(a+b)R(0)x", composed.case_text() + " after " + inner.case_text() +
+                                  " vs " + direct.case_text(), element_text(e), input_text(inner, ea, eb), spec.dtype};
+                    });
+  }
+  for (std::size_t e : pass_through_elements(spec))
+    require_identical(composed.values[e], x[e], [&] {
+      return Site{"R(a)R(b) passes the non-rotary dims through", composed.case_text(), element_text(e),
+                  input_text(inner, e, e), spec.dtype};
+    });
+}
+
+void rotation_at_position_zero_is_the_identity(const Implementation& implementation) {
+  const auto [spec, evaluator] = prepare(implementation, gen_any_rotary_spec());
+  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const Evaluation zero = evaluate(*evaluator, spec, Point{}, x);
+  const Evaluation unit = evaluate(*evaluator, spec, Point{}, unit_pairs_input(spec));
+  for (const auto& [a, b] : rotary_pairs(spec)) {
+    // The amplitude A is what R(0) makes of (1, 0); R(0)x must be A x, turned by nothing.
+    const Wide amplitude = pair_norm(unit.values, a, b);
+    for (std::size_t e : {a, b})
+      require_close(zero.values[e], amplitude * x[e],
+                    zero.bounds[e] + pair_bound(unit, a, b) * abs(x[e]) + check_rounding(abs(zero.values[e]), 4), [&] {
+                      return Site{"R(0)x = A x on every rotated pair", zero.case_text(), element_text(e),
+                                  input_text(zero, a, b), spec.dtype};
+                    });
+  }
+  for (std::size_t e : pass_through_elements(spec))
+    require_identical(zero.values[e], x[e], [&] {
+      return Site{"R(0) passes the non-rotary dims through", zero.case_text(), element_text(e), input_text(zero, e, e),
+                  spec.dtype};
+    });
+}
+
+void rotation_at_negated_position_is_the_transpose(const Implementation& implementation) {
+  const auto [spec, evaluator] = prepare(implementation, gen_plain_rotary_spec());
+  const Point a = *gen_point(spec);
+  RC_TAG(position_band(a.c[0]));
+  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const std::vector<Wide> y = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const Evaluation forward = evaluate(*evaluator, spec, a, x);
+  const Evaluation backward = evaluate(*evaluator, spec, negated(a), y);
+  require_equal_products(inner_product(forward, unrounded(spec, y)), inner_product(unrounded(spec, x), backward),
+                         "<R(a)x, y> = <x, R(-a)y>", forward.case_text() + "; " + backward.case_text());
+}
+
+void interleaved_and_half_layouts_differ_by_a_fixed_permutation(const Implementation& implementation) {
+  const Spec spec = *rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes}),
+                                    gen_rotary_spec({Family::xpos, {PlanKind::none}, Partial::sometimes}),
+                                    gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::sometimes}));
+  RC_TAG(std::string(family_name(spec.family)));
+  Spec interleaved = spec, half = spec;
+  interleaved.layout = Layout::interleaved;
+  half.layout = Layout::half;
+  const std::int64_t length = gen_sequence_length();
+  const auto interleaved_evaluator = implementation.prepare(interleaved, length);
+  const auto half_evaluator = implementation.prepare(half, length);
+  // The permutation: interleaved element (2i, 2i+1) of the slice goes to half element (i, i+d/2).
+  std::vector<std::size_t> to_half(static_cast<std::size_t>(spec.d));
+  for (std::size_t e = 0; e < to_half.size(); ++e) to_half[e] = e;
+  const auto from = rotary_pairs(interleaved), to = rotary_pairs(half);
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    to_half[from[i].first] = to[i].first;
+    to_half[from[i].second] = to[i].second;
+  }
+  const Point point = *gen_point(spec);
+  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
+  std::vector<Wide> permuted(x.size());
+  for (std::size_t e = 0; e < x.size(); ++e) permuted[to_half[e]] = x[e];
+  const Evaluation yi = evaluate(*interleaved_evaluator, interleaved, point, x);
+  const Evaluation yh = evaluate(*half_evaluator, half, point, permuted);
+  for (std::size_t e = 0; e < x.size(); ++e)
+    require_close(yh.values[to_half[e]], yi.values[e], yi.bounds[e] + yh.bounds[to_half[e]], [&] {
+      return Site{"half(P x) = P interleaved(x)", yh.case_text() + " vs " + yi.case_text(), element_text(e),
+                  input_text(yi, e, e), spec.dtype};
+    });
+}
+
+void negated_sign_equals_standard_rotation_at_negated_position(const Implementation& implementation) {
+  Spec plus = *gen_plain_rotary_spec();
+  RC_TAG(std::string(family_name(plus.family)));
+  plus.sign = 1;
+  Spec minus = plus;
+  minus.sign = -1;
+  const std::int64_t length = gen_sequence_length();
+  const auto plus_evaluator = implementation.prepare(plus, length);
+  const auto minus_evaluator = implementation.prepare(minus, length);
+  const Point point = *gen_point(plus);
+  const std::vector<Wide> x = finite_input(plus, static_cast<std::size_t>(plus.d));
+  require_same_values(evaluate(*minus_evaluator, minus, point, x), evaluate(*plus_evaluator, plus, negated(point), x),
+                      "sign=-1 at p equals sign=1 at -p (nanochat)");
+}
+
+void partial_rotary_leaves_pass_through_dims_bit_identical(const Implementation& implementation) {
+  const Spec spec = *rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::always}),
+                                    gen_rotary_spec({Family::xpos, {PlanKind::none}, Partial::always}),
+                                    gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::always}));
+  RC_TAG(std::string(family_name(spec.family)), spec.rot_at == RotaryPlacement::first ? "rot_at=first" : "rot_at=last");
+  const auto evaluator = implementation.prepare(spec, gen_sequence_length());
+  // The rotated dims finite; the pass-through dims anything, NaN and Inf included.
+  std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const std::vector<Wide> wild = *gen_values(spec.dtype, x.size(), Finiteness::specials_too);
+  for (std::size_t e : pass_through_elements(spec)) x[e] = wild[e];
+  RC_TAG(value_kinds(wild));
+  const Evaluation y = evaluate(*evaluator, spec, *gen_point(spec), x);
+  for (std::size_t e : pass_through_elements(spec))
+    require_identical(y.values[e], x[e], [&] {
+      return Site{"partial rotary passes the non-rotary dims through unchanged", y.case_text(), element_text(e),
+                  input_text(y, e, e), spec.dtype};
+    });
+}
+
+void partial_rotary_matches_full_rotary_of_its_slice(const Implementation& implementation) {
+  const Spec spec = *gen_rotary_spec(
+      {Family::rope, {PlanKind::none, PlanKind::linear, PlanKind::yarn, PlanKind::llama3, PlanKind::dynamic}, Partial::always});
+  RC_TAG(spec.rot_at == RotaryPlacement::first ? "rot_at=first" : "rot_at=last");
+  Spec full = spec;
+  full.d = spec.rot;
+  full.rot = 0;
+  full.rot_at = RotaryPlacement::first;
+  const std::int64_t length = gen_sequence_length();
+  const auto evaluator = implementation.prepare(spec, length);
+  const auto full_evaluator = implementation.prepare(full, length);
+  const Point point = *gen_point(spec);
+  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const auto start = static_cast<std::size_t>(rotary_slice(spec).start);
+  const std::vector<Wide> slice(x.begin() + static_cast<std::ptrdiff_t>(start),
+                                x.begin() + static_cast<std::ptrdiff_t>(start) + spec.rot);
+  const Evaluation y = evaluate(*evaluator, spec, point, x);
+  const Evaluation ys = evaluate(*full_evaluator, full, point, slice);
+  for (std::size_t e = 0; e < slice.size(); ++e)
+    require_close(y.values[start + e], ys.values[e], y.bounds[start + e] + ys.bounds[e], [&] {
+      return Site{"rope(d, rot=r) on its slice equals rope(d=r); theta uses d_rot", y.case_text() + " vs " + ys.case_text(),
+                  element_text(start + e), input_text(y, start + e, start + e), spec.dtype};
+    });
+}
+
+void default_frequencies_form_the_base_power_series(const Implementation& implementation) {
+  const Spec spec = *rc::gen::oneOf(gen_rotary_spec({Family::rope, {PlanKind::none}, Partial::sometimes}),
+                                    gen_rotary_spec({Family::xpos, {PlanKind::none}, Partial::sometimes}),
+                                    gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::sometimes}));
+  RC_TAG(std::string(family_name(spec.family)));
+  const auto evaluator = implementation.prepare(spec, 2);
+  const PairAngles angles = pair_angles(*evaluator, spec, Point{{1, 1, 1}});
+  const Wide base = from_decimal<Wide>(spec.base);
+  for (std::size_t i = 0; i < angles.angle.size(); ++i) {
+    // theta_i = base^(-2i/d_rot), turned the way the sign says.
+    const Wide theta = pow(base, Wide(-2 * static_cast<int>(i)) / Wide(spec.rotary_dims()));
+    require_close(angles.angle[i], Wide(spec.sign) * theta,
+                  angles.tolerance[i] + check_rounding(theta, 8 + static_cast<int>(abs(log(theta)))), [&] {
+                    return Site{"the angle of pair i at p=1 is sign * base^(-2i/d_rot)", angles.evaluation.case_text(),
+                                fmt::format("pair {}", i), "(1, 0) on every pair", spec.dtype};
+                  });
+  }
+}
+
+void mrope_with_equal_axes_is_one_dimensional_rope(const Implementation& implementation) {
+  const Spec mrope = *gen_rotary_spec({Family::mrope, {PlanKind::none, PlanKind::linear}, Partial::sometimes});
+  RC_TAG(mrope.section_mode == SectionMode::blocked ? "blocked" : "interleaved");
+  Spec rope = mrope;
+  rope.family = Family::rope;
+  rope.sections.clear();
+  rope.section_mode = SectionMode::blocked;
+  const std::int64_t length = gen_sequence_length();
+  const auto mrope_evaluator = implementation.prepare(mrope, length);
+  const auto rope_evaluator = implementation.prepare(rope, length);
+  const std::int64_t p = *gen_position();
+  RC_TAG(position_band(p));
+  const std::vector<Wide> x = finite_input(mrope, static_cast<std::size_t>(mrope.d));
+  require_same_values(evaluate(*mrope_evaluator, mrope, Point{{p, p, p}}, x), evaluate(*rope_evaluator, rope, Point{{p, 0, 0}}, x),
+                      "mRoPE at (p, p, p) equals 1-D RoPE at p");
+}
+
+void mrope_pairs_follow_only_their_section_axis(const Implementation& implementation) {
+  const Spec spec = *gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::sometimes});
+  RC_PRE(spec.sections.size() > 1);
+  RC_TAG(spec.section_mode == SectionMode::blocked ? "blocked" : "interleaved");
+  const auto evaluator = implementation.prepare(spec, gen_sequence_length());
+  const Point point = *gen_point(spec);
+  const int axis = *rc::gen::inRange(0, static_cast<int>(spec.sections.size()));
+  Point moved = point;
+  moved.c[static_cast<std::size_t>(axis)] = *gen_position();
+  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const Evaluation before = evaluate(*evaluator, spec, point, x), after = evaluate(*evaluator, spec, moved, x);
+  const auto pairs = rotary_pairs(spec);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (mrope_axis(spec, static_cast<int>(i)) == axis) continue;
+    for (std::size_t e : {pairs[i].first, pairs[i].second})
+      require_close(after.values[e], before.values[e], after.bounds[e] + before.bounds[e], [&] {
+        return Site{fmt::format("moving axis {} leaves pairs of the other sections alone", axis),
+                    after.case_text() + " vs " + before.case_text(), fmt::format("pair {}, element {}", i, e),
+                    input_text(after, pairs[i].first, pairs[i].second), spec.dtype};
+      });
+  }
+}
+
+void axial_rope_x_pairs_ignore_y_and_y_pairs_ignore_x(const Implementation& implementation) {
+  const Spec spec = *gen_rotary_spec({Family::rope2d, {PlanKind::none}, Partial::never});
+  const auto evaluator = implementation.prepare(spec, 2);
+  const Point point = *gen_point(spec);
+  const int axis = *rc::gen::inRange(0, 2);
+  Point moved = point;
+  moved.c[static_cast<std::size_t>(axis)] = *gen_position();
+  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const Evaluation before = evaluate(*evaluator, spec, point, x), after = evaluate(*evaluator, spec, moved, x);
+  const auto pairs = rotary_pairs(spec);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const int pair_axis = static_cast<int>(i) < spec.d / 4 ? 0 : 1;  // x on the first d/4 pairs, y on the rest
+    if (pair_axis == axis) continue;
+    for (std::size_t e : {pairs[i].first, pairs[i].second})
+      require_close(after.values[e], before.values[e], after.bounds[e] + before.bounds[e], [&] {
+        return Site{fmt::format("moving {} leaves the other axis's pairs alone", axis == 0 ? "x" : "y"),
+                    after.case_text() + " vs " + before.case_text(), fmt::format("pair {}, element {}", i, e),
+                    input_text(after, pairs[i].first, pairs[i].second), spec.dtype};
+      });
+  }
+}
+
+void xpos_logits_do_not_depend_on_the_centring_offset(const Implementation& implementation) {
+  Spec query = *gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear}, Partial::sometimes});
+  query.role = XposRole::query;
+  Spec key = query;
+  key.role = XposRole::key;
+  const std::int64_t length = gen_sequence_length();
+  const auto query_evaluator = implementation.prepare(query, length);
+  const auto key_evaluator = implementation.prepare(key, length);
+  const std::int64_t half = xpos_position_limit(query) / 2;
+  const std::int64_t m = *gen_position(half), n = *gen_position(half), shift = *gen_position(half);
+  RC_TAG(position_band(shift));
+  const std::vector<Wide> q = finite_input(query, static_cast<std::size_t>(query.d));
+  const std::vector<Wide> k = finite_input(key, static_cast<std::size_t>(key.d));
+  const Evaluation qm = evaluate(*query_evaluator, query, Point{{m}}, q), kn = evaluate(*key_evaluator, key, Point{{n}}, k);
+  const Evaluation qs = evaluate(*query_evaluator, query, Point{{m + shift}}, q);
+  const Evaluation ks = evaluate(*key_evaluator, key, Point{{n + shift}}, k);
+  require_equal_products(inner_product(qm, kn), inner_product(qs, ks),
+                         "<Q(m)q, K(n)k> = <Q(m+s)q, K(n+s)k>: the zeta powers cancel to zeta^((m-n)/scale_base)",
+                         fmt::format("{}; {}; {}; {}", qm.case_text(), kn.case_text(), qs.case_text(), ks.case_text()));
+}
+
+}  // namespace
+
+std::vector<Property> rotary_properties() {
+  return {
+      {"rotationPreservesNormPerPair", "rope (every plan), xpos, mrope, rope2d", rotation_preserves_norm_per_pair},
+      {"innerProductDependsOnlyOnRelativePosition", "rope (every plan), mrope, rope2d",
+       inner_product_depends_only_on_relative_position},
+      {"rotationsComposeAdditively", "rope (every plan), xpos, mrope, rope2d", rotations_compose_additively},
+      {"rotationAtPositionZeroIsTheIdentity", "rope (every plan), xpos, mrope, rope2d",
+       rotation_at_position_zero_is_the_identity},
+      {"rotationAtNegatedPositionIsTheTranspose", "rope (every plan), mrope, rope2d",
+       rotation_at_negated_position_is_the_transpose},
+      {"interleavedAndHalfLayoutsDifferByAFixedPermutation", "rope (every plan), xpos, mrope",
+       interleaved_and_half_layouts_differ_by_a_fixed_permutation},
+      {"negatedSignEqualsStandardRotationAtNegatedPosition", "rope (every plan), mrope, rope2d",
+       negated_sign_equals_standard_rotation_at_negated_position},
+      {"partialRotaryLeavesPassThroughDimsBitIdentical", "rope (every plan), xpos, mrope",
+       partial_rotary_leaves_pass_through_dims_bit_identical},
+      {"partialRotaryMatchesFullRotaryOfItsSlice", "rope (none, linear, yarn, llama3, dynamic)",
+       partial_rotary_matches_full_rotary_of_its_slice},
+      {"defaultFrequenciesFormTheBasePowerSeries", "rope, xpos, mrope", default_frequencies_form_the_base_power_series},
+      {"mropeWithEqualAxesIsOneDimensionalRope", "mrope (blocked, interleaved)", mrope_with_equal_axes_is_one_dimensional_rope},
+      {"mropePairsFollowOnlyTheirSectionAxis", "mrope (blocked, interleaved)", mrope_pairs_follow_only_their_section_axis},
+      {"axialRopeXPairsIgnoreYAndYPairsIgnoreX", "rope2d", axial_rope_x_pairs_ignore_y_and_y_pairs_ignore_x},
+      {"xposLogitsDoNotDependOnTheCentringOffset", "xpos", xpos_logits_do_not_depend_on_the_centring_offset},
+  };
+}
+
+}  // namespace peconform

@@ -1,0 +1,135 @@
+#include "reference/tier_bounds.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+
+#include "reference/rotary.hpp"
+#include "reference/sinusoidal.hpp"
+#include "reference/tier_conversion.hpp"
+
+namespace peconform {
+namespace {
+
+// Every element's bound: its scale (A r for a rotated pair, 1 for a table entry, |b| for an
+// ALiBi bias, 0 for what must be identical) times `unit`, times, where the tier's angles carry
+// rounding (`angles_rounded`), the growth of that rounding through the angle and amplitude.
+template <class Real>
+std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& point, std::span<const Real> input,
+                               const Real& unit, bool angles_rounded) {
+  const Real allowance(16);
+  auto growth = [&](const Real& angle, const Real& frequency, const Real& amplitude_growth) {
+    if (!angles_rounded) return Real(1);
+    return abs(angle) * (abs(log(frequency)) + allowance) + allowance + amplitude_growth;
+  };
+  const Spec& spec = reference.spec();
+  const std::vector<Real>& inv = reference.frequencies().inv_freq;
+  std::vector<Real> bounds(reference.output_size(), Real(0));
+  switch (spec.family) {
+    case Family::rope:
+    case Family::xpos:
+    case Family::mrope:
+    case Family::rope2d: {
+      const auto [start, dims] = rotary_slice(spec);
+      for (int pair = 0; pair < dims / 2; ++pair) {
+        const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
+        Real amplitude = reference.frequencies().attention;
+        Real amplitude_growth(0);
+        if (spec.family == Family::xpos) {
+          const Real xpos = xpos_amplitude<Real>(spec, point.c[0], pair);
+          amplitude *= xpos;
+          amplitude_growth = abs(log(xpos));
+        }
+        const Real norm = sqrt(input[a] * input[a] + input[b] * input[b]);
+        const Real angle = rotary_angle(spec, inv, point, pair);
+        bounds[a] = bounds[b] =
+            amplitude * norm * unit * growth(angle, inv[rotary_frequency_index(spec, pair)], amplitude_growth);
+      }
+      break;
+    }
+    case Family::sinusoidal:
+    case Family::xl: {
+      const int n = spec.d / 2;
+      const std::int64_t distance =
+          spec.family == Family::xl ? xl_distance(spec, point.c[0], point.c[1]) : point.c[0] + spec.offset;
+      const bool interleaved = spec.family == Family::sinusoidal && spec.layout == Layout::interleaved;
+      for (int i = 0; i < n; ++i) {
+        const Real& frequency = inv[static_cast<std::size_t>(i)];
+        const Real bound = unit * growth(Real(distance) * frequency, frequency, Real(0));
+        bounds[static_cast<std::size_t>(interleaved ? 2 * i : i)] = bound;
+        bounds[static_cast<std::size_t>(interleaved ? 2 * i + 1 : i + n)] = bound;
+      }
+      break;
+    }
+    case Family::alibi: {
+      const std::vector<Real> bias = reference.evaluate(point, input);
+      for (std::size_t h = 0; h < bias.size(); ++h) {
+        if (isinf(bias[h])) continue;
+        const Real& slope = reference.alibi_slopes()[h];
+        bounds[h] = abs(bias[h]) * unit * (angles_rounded ? abs(log(slope)) + allowance : Real(1));
+      }
+      break;
+    }
+    case Family::learned:
+    case Family::t5:
+    case Family::shaw:
+      break;
+  }
+  return bounds;
+}
+
+}  // namespace
+
+std::int64_t xpos_position_limit(const Spec& spec) {
+  const double headroom = 11356.0 - 710.0 - 16.0;  // ln of binary128's and fp64's largest values
+  const double limit = headroom / std::log(3.5) * spec.scale_base.to_double();
+  return std::min<std::int64_t>(std::int64_t{1} << 20, static_cast<std::int64_t>(limit));
+}
+
+template <class Real>
+std::vector<Real> fast_tier_bounds(const Reference<Real>& reference, const Point& point, std::span<const Real> input) {
+  return model_bounds(reference, point, input, ldexp(Real(1), -113), true);
+}
+
+template <class Real>
+std::vector<Real> exact_tier_bounds(const Reference<Real>& reference, const Point& point, std::span<const Real> input) {
+  return model_bounds(reference, point, input, ldexp(Real(1), -100), false);
+}
+
+template std::vector<ExactReal> fast_tier_bounds(const Reference<ExactReal>&, const Point&, std::span<const ExactReal>);
+template std::vector<FastReal> fast_tier_bounds(const Reference<FastReal>&, const Point&, std::span<const FastReal>);
+template std::vector<ExactReal> exact_tier_bounds(const Reference<ExactReal>&, const Point&, std::span<const ExactReal>);
+template std::vector<FastReal> exact_tier_bounds(const Reference<FastReal>&, const Point&, std::span<const FastReal>);
+
+TierComparison compare_tiers(const Spec& spec, std::span<const Point> points, std::span<const double> input) {
+  const std::int64_t length = sequence_length_for(spec, points);
+  const Reference<ExactReal> exact(spec, length);
+  const Reference<FastReal> fast(spec, length);
+  const std::vector<ExactReal> exact_input(input.begin(), input.end());
+  std::vector<FastReal> fast_input;
+  for (double value : input) fast_input.emplace_back(value);
+
+  TierComparison out;
+  for (const Point& point : points) {
+    const std::vector<ExactReal> expected = exact.evaluate(point, exact_input);
+    const std::vector<FastReal> actual = fast.evaluate(point, fast_input);
+    const std::vector<ExactReal> bounds = fast_tier_bounds<ExactReal>(exact, point, exact_input);
+    for (std::size_t e = 0; e < expected.size(); ++e) {
+      const ExactReal got = to_exact_tier(actual[e]);
+      const bool same = got == expected[e] || (isinf(got) && isinf(expected[e]) && signbit(got) == signbit(expected[e]));
+      const ExactReal error = same ? ExactReal(0) : abs(got - expected[e]);
+      double ratio = 0.0;
+      if (!same) ratio = bounds[e] > 0 ? static_cast<double>(error / bounds[e]) : std::numeric_limits<double>::infinity();
+      if (out.worst_detail.empty() || ratio > out.worst_ratio) {
+        out.worst_ratio = ratio;
+        out.worst_detail = fmt::format("element {} at {}: exact {} fast {} error {} bound {}", e,
+                                       format_point(spec.family, point), to_decimal_string(expected[e], 25),
+                                       to_decimal_string(got, 25), to_decimal_string(error, 3),
+                                       to_decimal_string(bounds[e], 3));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace peconform

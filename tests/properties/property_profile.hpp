@@ -1,0 +1,20 @@
+#pragma once
+// The two property profiles, chosen by PECONFORM_PROPERTY_PROFILE:
+// - ci (the default): a fixed seed and a case budget that keeps the whole suite within about
+//   five minutes on 2 cores;
+// - deep: a million cases per property and a fresh seed, which RapidCheck prints.
+// Anything in RC_PARAMS (seed=..., max_success=..., reproduce=...) is applied on top, so a
+// printed reproduce string replays under either profile.
+#include <string>
+
+namespace peconform {
+
+inline constexpr unsigned long long kCiSeed = 20261121;
+inline constexpr int kCiCases = 100;
+inline constexpr int kDeepCases = 1000000;
+
+// Sets RC_PARAMS for this process before RapidCheck first reads it. Returns the profile's name;
+// throws std::invalid_argument naming an unknown profile.
+std::string apply_property_profile();
+
+}  // namespace peconform
