@@ -39,9 +39,11 @@ Wide dtype_ulp(const Wide& value, Dtype dtype) {
 }
 
 [[noreturn]] void fail(const Site& site, const std::string& comparison) {
-  RC_FAIL(fmt::format("{}\n  case: {}\n  {}; input {}\n{}\n  seed: {} (RapidCheck's reproduce string follows the run)",
-                      site.relation, site.case_text, site.element, site.input, comparison,
-                      rc::detail::configuration().testParams.seed));
+  const std::string failure =
+      fmt::format("{}\n  case: {}\n  {}; input {}\n{}\n  seed: {} (RapidCheck's reproduce string follows the run)",
+                  site.relation, site.case_text, site.element, site.input, comparison,
+                  rc::detail::configuration().testParams.seed);
+  RC_FAIL(failure);
 }
 
 bool same_special(const Wide& a, const Wide& b) {
@@ -57,8 +59,14 @@ std::string Evaluation::case_text() const {
 
 Evaluation evaluate(const Evaluator& evaluator, const Spec& spec, const Point& point, std::vector<Wide> input) {
   Evaluation out{spec, point, std::move(input), {}, {}};
-  out.values = evaluator.evaluate(point, out.input);
-  out.bounds = evaluator.error_bounds(point, out.input);
+  try {
+    out.values = evaluator.evaluate(point, out.input);
+    out.bounds = evaluator.error_bounds(point, out.input);
+  } catch (const std::exception& error) {
+    fail(Site{"the implementation evaluates every point the scheme defines", out.case_text(), "the whole call",
+              fmt::format("{} values", out.input.size()), spec.dtype},
+         fmt::format("  threw: {}", error.what()));
+  }
   return out;
 }
 
@@ -72,10 +80,11 @@ void require_close(const Wide& actual, const Wide& expected, const Wide& toleran
   if (error <= tolerance) return;
   const Site where = site();
   const Wide ulps = error / dtype_ulp(expected, where.dtype);
+  constexpr const char* kDtypeNames[] = {"fp64", "fp32", "fp16", "bf16"};
   const std::string ratio = tolerance > 0 ? decimal_text(error / tolerance) : std::string("inf (tolerance 0)");
   fail(where, fmt::format("  expected {}\n  actual   {}\n  error    {} = {} ulp({}) = {} x the tolerance {}",
                           value_text(expected), value_text(actual), value_text(error),
-                          static_cast<double>(ulps), static_cast<int>(where.dtype), ratio, value_text(tolerance)));
+                          static_cast<double>(ulps), kDtypeNames[static_cast<int>(where.dtype)], ratio, value_text(tolerance)));
 }
 
 void require_holds(bool holds, const std::string& observed, const SiteFunction& site) {

@@ -33,7 +33,7 @@ struct Index {
 };
 
 Index index_at(const Evaluator& evaluator, const Spec& spec, const Point& pair) {
-  return {spec, pair, static_cast<std::int64_t>(evaluator.evaluate(pair, {}).front())};
+  return {spec, pair, static_cast<std::int64_t>(evaluate(evaluator, spec, pair, {}).values.front())};
 }
 
 void require_index(bool holds, const std::string& relation, const Index& index) {

@@ -2,23 +2,28 @@
 
 #include <cstdlib>
 #include <fmt/format.h>
-#include <stdexcept>
+#include <gtest/gtest.h>
+#include <string>
 
 namespace peconform {
 
-std::string apply_property_profile() {
+bool start_property_run(int& argc, char** argv) {
   const char* chosen = std::getenv("PECONFORM_PROPERTY_PROFILE");
   const std::string profile = chosen == nullptr || *chosen == '\0' ? "ci" : chosen;
   std::string params;
-  if (profile == "ci")
+  if (profile == "ci") {
     params = fmt::format("seed={} max_success={}", kCiSeed, kCiCases);
-  else if (profile == "deep")
+  } else if (profile == "deep") {
     params = fmt::format("max_success={}", kDeepCases);
-  else
-    throw std::invalid_argument(fmt::format("PECONFORM_PROPERTY_PROFILE='{}'; expected ci or deep", profile));
+  } else {
+    fmt::print(stderr, "PECONFORM_PROPERTY_PROFILE='{}'; expected ci or deep\n", profile);
+    return false;
+  }
   if (const char* user = std::getenv("RC_PARAMS")) params += fmt::format(" {}", user);
   setenv("RC_PARAMS", params.c_str(), 1);
-  return profile;
+  fmt::print("property profile: {} (RC_PARAMS={})\n", profile, params);
+  testing::InitGoogleTest(&argc, argv);
+  return true;
 }
 
 }  // namespace peconform

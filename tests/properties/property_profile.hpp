@@ -5,16 +5,15 @@
 // - deep: a million cases per property and a fresh seed, which RapidCheck prints.
 // Anything in RC_PARAMS (seed=..., max_success=..., reproduce=...) is applied on top, so a
 // printed reproduce string replays under either profile.
-#include <string>
 
 namespace peconform {
 
 inline constexpr unsigned long long kCiSeed = 20261121;
-inline constexpr int kCiCases = 100;
+inline constexpr int kCiCases = 4000;
 inline constexpr int kDeepCases = 1000000;
 
-// Sets RC_PARAMS for this process before RapidCheck first reads it. Returns the profile's name;
-// throws std::invalid_argument naming an unknown profile.
-std::string apply_property_profile();
+// Sets RC_PARAMS for this process before RapidCheck first reads it, prints the profile and
+// initialises Google Test. Returns false, having named the bad value, for an unknown profile.
+bool start_property_run(int& argc, char** argv);
 
 }  // namespace peconform

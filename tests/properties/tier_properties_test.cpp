@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include <iostream>
-
 #include "backends/reference_tiers.hpp"
 #include "properties/property.hpp"
 #include "property_profile.hpp"
@@ -39,14 +37,7 @@ void register_properties(const char* suite, const Implementation& implementation
 }  // namespace peconform
 
 int main(int argc, char** argv) {
-  try {
-    const std::string profile = peconform::apply_property_profile();
-    std::cout << "property profile: " << profile << " (RC_PARAMS=" << std::getenv("RC_PARAMS") << ")\n";
-  } catch (const std::exception& error) {
-    std::cerr << error.what() << '\n';
-    return 2;
-  }
-  testing::InitGoogleTest(&argc, argv);
+  if (!peconform::start_property_run(argc, argv)) return 2;
   peconform::register_properties("ExactTier", peconform::exact_tier());
   peconform::register_properties("FastTier", peconform::fast_tier());
   return RUN_ALL_TESTS();

@@ -1,0 +1,331 @@
+#include "mutants.hpp"
+
+#include <bit>
+#include <cmath>
+#include <fmt/format.h>
+#include <functional>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "backends/reference_tiers.hpp"
+#include "properties/checks.hpp"
+#include "properties/rotary_support.hpp"
+#include "reference/frequency_plans.hpp"
+#include "reference/rotary.hpp"
+
+namespace peconform {
+namespace {
+
+bool is_rotary(Family family) {
+  return family == Family::rope || family == Family::xpos || family == Family::mrope || family == Family::rope2d;
+}
+bool is_sinusoid(Family family) { return family == Family::sinusoidal || family == Family::xl; }
+
+Wide round_to_bf16(const Wide& value) {
+  auto bits = std::bit_cast<std::uint32_t>(static_cast<float>(value));
+  bits += 0x7FFF + ((bits >> 16) & 1);  // round to nearest, ties to even
+  return Wide(std::bit_cast<float>(bits & 0xFFFF0000u));
+}
+
+Wide round_to_fp32(const Wide& value) { return Wide(static_cast<float>(value)); }
+
+Decimal decimal_of(const Wide& value) { return Decimal::parse(to_decimal_string(value, 36)); }
+
+// The spec with explicit per-pair frequencies in place of its plan.
+Spec with_frequencies(Spec spec, const std::vector<Wide>& frequencies) {
+  spec.scaling = FrequencyPlan{};
+  spec.scaling.kind = PlanKind::custom;
+  for (const Wide& frequency : frequencies) spec.scaling.freqs.push_back(decimal_of(frequency));
+  return spec;
+}
+
+// What a mutant changes: the spec it really computes, the point it really reads, and the values
+// it writes (given the correct evaluator, for probing cos and sin).
+struct Mutation {
+  std::function<Spec(const Spec&, std::int64_t)> spec;
+  std::function<Point(const Spec&, const Point&)> point;
+  std::function<void(const Spec&, const Point&, std::span<const Wide>, std::vector<Wide>&, const Evaluator&)> values;
+};
+
+class MutantEvaluator final : public Evaluator {
+ public:
+  MutantEvaluator(const Spec& spec, std::int64_t length, const Mutation& mutation)
+      : spec_(spec),
+        mutation_(mutation),
+        claimed_(fast_tier().prepare(spec, length)),
+        computed_(fast_tier().prepare(mutation.spec ? mutation.spec(spec, length) : spec, length)) {}
+
+  std::vector<Wide> evaluate(const Point& point, std::span<const Wide> input) const override {
+    std::vector<Wide> values = computed_->evaluate(mutation_.point ? mutation_.point(spec_, point) : point, input);
+    if (mutation_.values) mutation_.values(spec_, point, input, values, *claimed_);
+    return values;
+  }
+  std::vector<Wide> error_bounds(const Point& point, std::span<const Wide> input) const override {
+    return claimed_->error_bounds(point, input);
+  }
+
+ private:
+  Spec spec_;
+  const Mutation& mutation_;
+  std::unique_ptr<Evaluator> claimed_, computed_;
+};
+
+class Mutant final : public Implementation {
+ public:
+  Mutant(MutantInfo info, Mutation mutation) : info_(info), mutation_(std::move(mutation)) {}
+  std::string name() const override { return std::string(info_.name); }
+  std::unique_ptr<Evaluator> prepare(const Spec& spec, std::int64_t length) const override {
+    return std::make_unique<MutantEvaluator>(spec, length, mutation_);
+  }
+  const MutantInfo& info() const { return info_; }
+
+ private:
+  MutantInfo info_;
+  Mutation mutation_;
+};
+
+// Rotates every pair of `values` from `input` by cos/sin that `rotation` makes of the correct
+// ones (probed on unit vectors at `point`).
+void rerotate(const Spec& spec, const Point& point, std::span<const Wide> input, std::vector<Wide>& values,
+              const Evaluator& correct, const std::function<std::pair<Wide, Wide>(const Wide&, const Wide&)>& rotation) {
+  const std::vector<Wide> probe = correct.evaluate(point, unit_pairs_input(spec));
+  for (const auto& [a, b] : rotary_pairs(spec)) {
+    const auto [c, s] = rotation(probe[a], probe[b]);
+    values[a] = input[a] * c - input[b] * s;
+    values[b] = input[a] * s + input[b] * c;
+  }
+}
+
+std::int64_t t5_exact_buckets(const Spec& spec) { return (spec.bidirectional ? spec.buckets / 2 : spec.buckets) / 2; }
+std::int64_t t5_half_offset(const Spec& spec, const Point& point) {
+  return spec.bidirectional && point.c[1] > point.c[0] ? spec.buckets / 2 : 0;
+}
+
+std::vector<Mutant> build_mutants() {
+  std::vector<Mutant> out;
+  auto add = [&](std::string_view name, std::string_view bug, Mutation mutation) {
+    out.emplace_back(MutantInfo{name, bug}, std::move(mutation));
+  };
+  auto spec_only = [](std::function<Spec(Spec, std::int64_t)> rewrite) {
+    return Mutation{[rewrite](const Spec& spec, std::int64_t length) { return rewrite(spec, length); }, {}, {}};
+  };
+  auto point_only = [](std::function<Point(const Spec&, Point)> rewrite) {
+    return Mutation{{}, [rewrite](const Spec& spec, const Point& point) { return rewrite(spec, point); }, {}};
+  };
+  auto values_only = [](auto rewrite) { return Mutation{{}, {}, rewrite}; };
+
+  add("bf16-cos-sin-cache", "cos/sin tables stored in bf16 (gpt-neox #1003, flashinfer #585)",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide> input, std::vector<Wide>& values,
+                     const Evaluator& correct) {
+        if (is_rotary(spec.family))
+          rerotate(spec, point, input, values, correct,
+                   [](const Wide& c, const Wide& s) { return std::pair{round_to_bf16(c), round_to_bf16(s)}; });
+        if (is_sinusoid(spec.family))
+          for (Wide& value : values) value = round_to_bf16(value);
+      }));
+  add("fp32-angle", "RoPE frequency and angle p*theta formed in float32 while exact-angle is claimed (TensorRT-LLM #18774)",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide> input, std::vector<Wide>& values,
+                     const Evaluator& correct) {
+        if (spec.family != Family::rope) return;
+        const PairAngles frequencies = pair_angles(correct, spec, Point{{1}});
+        const auto pairs = rotary_pairs(spec);
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+          const auto [a, b] = pairs[i];
+          const float angle = static_cast<float>(point.c[0]) * static_cast<float>(frequencies.angle[i]);
+          const Wide amplitude = pair_norm(frequencies.evaluation.values, a, b);
+          const Wide c = amplitude * cos(Wide(angle)), s = amplitude * sin(Wide(angle));
+          values[a] = input[a] * c - input[b] * s;
+          values[b] = input[a] * s + input[b] * c;
+        }
+      }));
+  add("fp32-table", "sinusoid tables computed in float32 where fp64 is claimed (xformers #1428)",
+      values_only([](const Spec& spec, const Point&, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (is_sinusoid(spec.family))
+          for (Wide& value : values) value = round_to_fp32(value);
+      }));
+  add("sign-ignored", "the rotation sign dropped: nanochat's -angle computed as +angle",
+      spec_only([](Spec spec, std::int64_t) { spec.sign = 1; return spec; }));
+  add("gptj-neox-swap", "interleaved and half-split pairing mixed up (llama.cpp #7451, vllm #49290)",
+      spec_only([](Spec spec, std::int64_t) {
+        if (spec.d % 2 == 0) spec.layout = spec.layout == Layout::half ? Layout::interleaved : Layout::half;
+        return spec;
+      }));
+  add("position-off-by-one", "every position read one too far",
+      point_only([](const Spec&, Point point) {
+        for (std::int64_t& coordinate : point.c) ++coordinate;
+        return point;
+      }));
+  add("base-ignored", "the frequency base hard-coded to 10000",
+      spec_only([](Spec spec, std::int64_t) { spec.base = Decimal(10000); return spec; }));
+  add("scaling-dropped", "the rope_scaling plan ignored (transformers #32330, vllm #48623)",
+      spec_only([](Spec spec, std::int64_t) { spec.scaling = FrequencyPlan{}; return spec; }));
+  add("yarn-dynamic-factor", "dynamic YaRN where static is configured: the factor taken as length/orig",
+      spec_only([](Spec spec, std::int64_t length) {
+        if (spec.scaling.kind == PlanKind::yarn && spec.scaling.orig > 0)
+          spec.scaling.factor = decimal_of(std::max(Wide(1), Wide(length) / Wide(spec.scaling.orig)));
+        return spec;
+      }));
+  add("llama3-smoothing-reversed", "llama3's smoothing weights applied the wrong way round",
+      spec_only([](Spec spec, std::int64_t) {
+        if (spec.scaling.kind != PlanKind::llama3) return spec;
+        const FrequencyPlan& plan = spec.scaling;
+        std::vector<Wide> frequencies = default_inv_freq(from_decimal<Wide>(spec.base), spec.rotary_dims());
+        const std::vector<Llama3Band> bands = llama3_bands<Wide>(spec);
+        const Wide factor = from_decimal<Wide>(plan.factor), low = from_decimal<Wide>(plan.low),
+                   high = from_decimal<Wide>(plan.high);
+        for (std::size_t i = 0; i < frequencies.size(); ++i) {
+          Wide& theta = frequencies[i];
+          const Wide smooth = (Wide(plan.orig) * theta / (2 * boost::math::constants::pi<Wide>()) - low) / (high - low);
+          if (bands[i] == Llama3Band::divided) theta /= factor;
+          if (bands[i] == Llama3Band::smoothed) theta = (1 - smooth) * theta + smooth * theta / factor;
+        }
+        return with_frequencies(spec, frequencies);
+      }));
+  add("ntk-static", "NTK-aware base scaling applied at every length instead of past the original one",
+      spec_only([](Spec spec, std::int64_t) {
+        if (spec.scaling.kind != PlanKind::dynamic) return spec;
+        const int dims = spec.rotary_dims();
+        const Wide grown = from_decimal<Wide>(spec.base) *
+                           pow(from_decimal<Wide>(spec.scaling.factor), Wide(dims) / Wide(dims - 2));
+        spec.base = decimal_of(grown);
+        spec.scaling = FrequencyPlan{};
+        return spec;
+      }));
+  add("partial-theta-from-full-d", "partial rotary with theta_i = base^(-2i/d) instead of base^(-2i/d_rot)",
+      spec_only([](Spec spec, std::int64_t) {
+        if (spec.family != Family::rope || spec.rot == 0 || spec.scaling.kind != PlanKind::none) return spec;
+        std::vector<Wide> frequencies = default_inv_freq(from_decimal<Wide>(spec.base), spec.d);
+        frequencies.resize(static_cast<std::size_t>(spec.rot / 2));
+        return with_frequencies(spec, frequencies);
+      }));
+  add("pass-through-not-copied", "an out-of-place partial-rotary kernel that never writes the pass-through dims (llama.cpp #14580)",
+      values_only([](const Spec& spec, const Point&, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (is_rotary(spec.family))
+          for (std::size_t e : pass_through_elements(spec)) values[e] = 0;
+      }));
+  add("mrope-section-local-frequencies", "each mRoPE section restarting the frequency index at 0",
+      spec_only([](Spec spec, std::int64_t) {
+        if (spec.family != Family::mrope || spec.scaling.kind != PlanKind::none) return spec;
+        const int dims = spec.rotary_dims();
+        std::vector<int> used(3, 0);
+        std::vector<Wide> frequencies;
+        for (int pair = 0; pair < dims / 2; ++pair) {
+          const int local = used[static_cast<std::size_t>(mrope_axis(spec, pair))]++;
+          frequencies.push_back(pow(from_decimal<Wide>(spec.base), Wide(-2 * local) / Wide(dims)));
+        }
+        return with_frequencies(spec, frequencies);
+      }));
+  add("mrope-blocked-as-interleaved", "blocked and interleaved mRoPE sections confused (MNN #4133)",
+      spec_only([](Spec spec, std::int64_t) {
+        spec.section_mode = spec.section_mode == SectionMode::blocked ? SectionMode::interleaved : SectionMode::blocked;
+        return spec;
+      }));
+  add("rope2d-axes-swapped", "2-D axial RoPE reading x for y and y for x",
+      point_only([](const Spec& spec, Point point) {
+        if (spec.family == Family::rope2d) std::swap(point.c[0], point.c[1]);
+        return point;
+      }));
+  add("xpos-key-uses-query-scale", "xPos keys scaled by zeta^(+n) like queries instead of zeta^(-n)",
+      spec_only([](Spec spec, std::int64_t) { spec.role = XposRole::query; return spec; }));
+  add("odd-dim-column-unwritten", "odd d leaving the last element unwritten (ggml #1324)",
+      values_only([](const Spec& spec, const Point&, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (spec.family == Family::sinusoidal && spec.d % 2 == 1) values.back() = std::numeric_limits<Wide>::quiet_NaN();
+      }));
+  add("cos-first-ignored", "cos-first order written sin-first",
+      spec_only([](Spec spec, std::int64_t) { spec.order = SinusoidalOrder::sin_cos; return spec; }));
+  add("padding-offset-dropped", "fairseq's padding_idx + 1 position offset dropped",
+      spec_only([](Spec spec, std::int64_t) { spec.offset = 0; return spec; }));
+  add("xl-clamp-ignored", "Transformer-XL's clamp_len ignored",
+      spec_only([](Spec spec, std::int64_t) { spec.clamp_len = 0; return spec; }));
+  add("learned-clamp", "a position past the learned table clamped to its last row instead of rejected",
+      point_only([](const Spec& spec, Point point) {
+        point.c[0] = std::clamp<std::int64_t>(point.c[0], 0, spec.rows - 1);
+        return point;
+      }));
+  add("alibi-key-position-as-distance", "ALiBi biased by the key position -m|j| rather than the distance",
+      point_only([](const Spec& spec, Point point) {
+        if (spec.family == Family::alibi) point.c[0] = 0;
+        return point;
+      }));
+  add("alibi-distance-off-by-one", "ALiBi distance one too large (vllm #945)",
+      point_only([](const Spec& spec, Point point) {
+        if (spec.family == Family::alibi) point.c[1] += point.c[1] > point.c[0] ? 1 : -1;
+        return point;
+      }));
+  add("alibi-pow2-slopes-for-any-heads", "the power-of-two slope formula used for every head count (mlx #3071)",
+      values_only([](const Spec& spec, const Point&, std::span<const Wide>, std::vector<Wide>& values, const Evaluator& correct) {
+        if (spec.family != Family::alibi) return;
+        const std::vector<Wide> unit = correct.evaluate(Point{{1, 0, 0}}, {});
+        for (std::size_t h = 0; h < values.size(); ++h) {
+          const Wide wrong = pow(Wide(2), Wide(-8 * static_cast<int>(h + 1)) / Wide(spec.heads));
+          if (isfinite(values[h])) values[h] *= wrong / -unit[h];
+        }
+      }));
+  add("alibi-mask-includes-diagonal", "the causal ALiBi mask off by one, hiding the query's own key",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (spec.family == Family::alibi && spec.mode == AlibiMode::causal && point.c[0] == point.c[1])
+          for (Wide& value : values) value = -std::numeric_limits<Wide>::infinity();
+      }));
+  add("t5-log-branch-missing-offset", "T5's logarithmic buckets not offset by max_exact",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (spec.family != Family::t5) return;
+        const Wide local = values[0] - Wide(t5_half_offset(spec, point));
+        if (local >= Wide(t5_exact_buckets(spec))) values[0] -= Wide(t5_exact_buckets(spec));
+      }));
+  add("t5-no-saturation", "T5 buckets past max_distance not clamped to the last bucket",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (spec.family != Family::t5) return;
+        const std::int64_t rp = point.c[1] - point.c[0];
+        const std::int64_t distance = spec.bidirectional ? std::abs(rp) : std::max<std::int64_t>(-rp, 0);
+        if (distance < spec.max_distance) return;
+        const double exact = static_cast<double>(t5_exact_buckets(spec));
+        const double span = (spec.bidirectional ? spec.buckets / 2 : spec.buckets) - exact;
+        const double large = std::floor(std::log(static_cast<double>(distance) / exact) /
+                                        std::log(spec.max_distance / exact) * span);
+        values[0] = Wide(t5_half_offset(spec, point)) + Wide(exact + large);
+      }));
+  add("t5-bidirectional-offset-dropped", "bidirectional T5 buckets of keys ahead not moved to the upper half",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (spec.family == Family::t5) values[0] -= Wide(t5_half_offset(spec, point));
+      }));
+  add("t5-relative-position-reversed", "T5 relative position taken as i - j instead of j - i",
+      point_only([](const Spec& spec, Point point) {
+        if (spec.family == Family::t5) std::swap(point.c[0], point.c[1]);
+        return point;
+      }));
+  add("shaw-unclipped", "Shaw's index j - i + k not clipped to [0, 2k]",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (spec.family == Family::shaw) values[0] = Wide(point.c[1] - point.c[0] + spec.k);
+      }));
+  add("shaw-reversed", "Shaw's relative distance taken as i - j",
+      point_only([](const Spec& spec, Point point) {
+        if (spec.family == Family::shaw) std::swap(point.c[0], point.c[1]);
+        return point;
+      }));
+  return out;
+}
+
+const std::vector<Mutant>& mutants() {
+  static const std::vector<Mutant> all = build_mutants();
+  return all;
+}
+
+}  // namespace
+
+const std::vector<MutantInfo>& all_mutants() {
+  static const std::vector<MutantInfo> infos = [] {
+    std::vector<MutantInfo> out;
+    for (const Mutant& m : mutants()) out.push_back(m.info());
+    return out;
+  }();
+  return infos;
+}
+
+const Implementation& mutant(std::string_view name) {
+  for (const Mutant& m : mutants())
+    if (m.info().name == name) return m;
+  throw std::out_of_range(fmt::format("no mutant named '{}'", name));
+}
+
+}  // namespace peconform
