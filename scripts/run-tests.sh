@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs every test (ctest labels: unit, fixtures, cli).
+# Builds and runs every test (ctest labels: unit, fixtures, cli, property, mutant).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
