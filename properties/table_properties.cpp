@@ -6,7 +6,8 @@
 #include <fmt/format.h>
 
 #include "properties/property.hpp"
-#include "properties/rotary_support.hpp"
+#include "properties/checks.hpp"
+#include "properties/generators.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform {
