@@ -2,6 +2,7 @@
 // R(a+b), R(0) = I, R(-a) = R(a)^T, logits depend on relative position only, and the layouts,
 // signs, partial rotary, mRoPE sections and 2-D axes are what DESIGN.md section 3 defines.
 #include <fmt/format.h>
+#include <functional>
 
 #include "properties/property.hpp"
 #include "properties/rotary_support.hpp"
@@ -264,49 +265,41 @@ void mrope_with_equal_axes_is_one_dimensional_rope(const Implementation& impleme
                       "mRoPE at (p, p, p) equals 1-D RoPE at p");
 }
 
-void mrope_pairs_follow_only_their_section_axis(const Implementation& implementation) {
-  const Spec spec = *gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::sometimes});
-  RC_PRE(spec.sections.size() > 1);
-  RC_TAG(spec.section_mode == SectionMode::blocked ? "blocked" : "interleaved");
+// Moves one coordinate of a point and requires every pair that another coordinate drives to stay
+// where it was.
+void require_other_axes_unmoved(const Implementation& implementation, const Spec& spec, int axes,
+                                const std::function<int(int)>& axis_of_pair) {
   const auto evaluator = implementation.prepare(spec, gen_sequence_length());
   const Point point = *gen_point(spec);
-  const int axis = *rc::gen::inRange(0, static_cast<int>(spec.sections.size()));
+  const int axis = *rc::gen::inRange(0, axes);
   Point moved = point;
   moved.c[static_cast<std::size_t>(axis)] = *gen_position();
   const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
   const Evaluation before = evaluate(*evaluator, spec, point, x), after = evaluate(*evaluator, spec, moved, x);
   const auto pairs = rotary_pairs(spec);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    if (mrope_axis(spec, static_cast<int>(i)) == axis) continue;
+    if (axis_of_pair(static_cast<int>(i)) == axis) continue;
     for (std::size_t e : {pairs[i].first, pairs[i].second})
       require_close(after.values[e], before.values[e], after.bounds[e] + before.bounds[e], [&] {
-        return Site{fmt::format("moving axis {} leaves pairs of the other sections alone", axis),
+        return Site{fmt::format("moving coordinate {} leaves the pairs of the other coordinates alone", axis),
                     after.case_text() + " vs " + before.case_text(), fmt::format("pair {}, element {}", i, e),
                     input_text(after, pairs[i].first, pairs[i].second), spec.dtype};
       });
   }
 }
 
+void mrope_pairs_follow_only_their_section_axis(const Implementation& implementation) {
+  const Spec spec = *gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::sometimes});
+  RC_PRE(spec.sections.size() > 1);
+  RC_TAG(spec.section_mode == SectionMode::blocked ? "blocked" : "interleaved");
+  require_other_axes_unmoved(implementation, spec, static_cast<int>(spec.sections.size()),
+                             [&spec](int pair) { return mrope_axis(spec, pair); });
+}
+
 void axial_rope_x_pairs_ignore_y_and_y_pairs_ignore_x(const Implementation& implementation) {
   const Spec spec = *gen_rotary_spec({Family::rope2d, {PlanKind::none}, Partial::never});
-  const auto evaluator = implementation.prepare(spec, 2);
-  const Point point = *gen_point(spec);
-  const int axis = *rc::gen::inRange(0, 2);
-  Point moved = point;
-  moved.c[static_cast<std::size_t>(axis)] = *gen_position();
-  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
-  const Evaluation before = evaluate(*evaluator, spec, point, x), after = evaluate(*evaluator, spec, moved, x);
-  const auto pairs = rotary_pairs(spec);
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const int pair_axis = static_cast<int>(i) < spec.d / 4 ? 0 : 1;  // x on the first d/4 pairs, y on the rest
-    if (pair_axis == axis) continue;
-    for (std::size_t e : {pairs[i].first, pairs[i].second})
-      require_close(after.values[e], before.values[e], after.bounds[e] + before.bounds[e], [&] {
-        return Site{fmt::format("moving {} leaves the other axis's pairs alone", axis == 0 ? "x" : "y"),
-                    after.case_text() + " vs " + before.case_text(), fmt::format("pair {}, element {}", i, e),
-                    input_text(after, pairs[i].first, pairs[i].second), spec.dtype};
-      });
-  }
+  // x turns the first d/4 pairs, y the rest.
+  require_other_axes_unmoved(implementation, spec, 2, [&spec](int pair) { return pair < spec.d / 4 ? 0 : 1; });
 }
 
 void xpos_logits_do_not_depend_on_the_centring_offset(const Implementation& implementation) {

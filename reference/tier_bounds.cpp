@@ -99,7 +99,6 @@ std::vector<Real> exact_tier_bounds(const Reference<Real>& reference, const Poin
 template std::vector<ExactReal> fast_tier_bounds(const Reference<ExactReal>&, const Point&, std::span<const ExactReal>);
 template std::vector<FastReal> fast_tier_bounds(const Reference<FastReal>&, const Point&, std::span<const FastReal>);
 template std::vector<ExactReal> exact_tier_bounds(const Reference<ExactReal>&, const Point&, std::span<const ExactReal>);
-template std::vector<FastReal> exact_tier_bounds(const Reference<FastReal>&, const Point&, std::span<const FastReal>);
 
 TierComparison compare_tiers(const Spec& spec, std::span<const Point> points, std::span<const double> input) {
   const std::int64_t length = sequence_length_for(spec, points);

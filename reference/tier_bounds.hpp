@@ -57,6 +57,5 @@ TierComparison compare_tiers(const Spec& spec, std::span<const Point> points, st
 extern template std::vector<ExactReal> fast_tier_bounds(const Reference<ExactReal>&, const Point&, std::span<const ExactReal>);
 extern template std::vector<FastReal> fast_tier_bounds(const Reference<FastReal>&, const Point&, std::span<const FastReal>);
 extern template std::vector<ExactReal> exact_tier_bounds(const Reference<ExactReal>&, const Point&, std::span<const ExactReal>);
-extern template std::vector<FastReal> exact_tier_bounds(const Reference<FastReal>&, const Point&, std::span<const FastReal>);
 
 }  // namespace peconform
