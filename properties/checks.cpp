@@ -142,6 +142,17 @@ Wide hypotenuse(const Wide& a, const Wide& b) {
   return scale * sqrt(x * x + y * y);
 }
 
+std::vector<std::size_t> pair_permutation(const std::vector<std::pair<std::size_t, std::size_t>>& from,
+                                          const std::vector<std::pair<std::size_t, std::size_t>>& to, int d) {
+  std::vector<std::size_t> out(static_cast<std::size_t>(d));
+  for (std::size_t e = 0; e < out.size(); ++e) out[e] = e;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    out[from[i].first] = to[i].first;
+    out[from[i].second] = to[i].second;
+  }
+  return out;
+}
+
 Wide pair_bound(const Evaluation& evaluation, std::size_t a, std::size_t b) {
   return hypotenuse(evaluation.bounds[a], evaluation.bounds[b]);
 }

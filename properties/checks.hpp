@@ -60,6 +60,11 @@ std::vector<std::size_t> pass_through_elements(const Spec& spec);
 // The frequency pairs (sin-or-cos element, its partner) of a sinusoidal or xl row.
 std::vector<std::pair<std::size_t, std::size_t>> table_pairs(const Spec& spec);
 
+// The map of elements that sends pair i of `from` to pair i of `to` (first to first, second to
+// second) and leaves every element outside the pairs where it is.
+std::vector<std::size_t> pair_permutation(const std::vector<std::pair<std::size_t, std::size_t>>& from,
+                                          const std::vector<std::pair<std::size_t, std::size_t>>& to, int d);
+
 // A pair's error as a vector from its two elements' bounds.
 Wide pair_bound(const Evaluation& evaluation, std::size_t a, std::size_t b);
 Wide pair_norm(const std::vector<Wide>& values, std::size_t a, std::size_t b);

@@ -109,7 +109,7 @@ FrequencyPlan gen_plan(PlanKind kind, int rotary_dims) {
       plan.orig = *gen_orig;
       if (*rc::gen::inRange(0, 4) == 0) {
         plan.beta_slow = *gen_decimal_in(1, 4);
-        plan.beta_fast = decimal(fmt::format("{}", *rc::gen::inRange(8, 64)));
+        plan.beta_fast = Decimal(*rc::gen::inRange(8, 64));
         plan.truncate = *rc::gen::arbitrary<bool>();
       }
       break;
@@ -117,7 +117,7 @@ FrequencyPlan gen_plan(PlanKind kind, int rotary_dims) {
       plan.factor = *gen_decimal_in(1, 32);
       plan.orig = *gen_orig;
       plan.low = *gen_decimal_in(1, 3);
-      plan.high = decimal(fmt::format("{}", *rc::gen::inRange(3, 9)));
+      plan.high = Decimal(*rc::gen::inRange(3, 9));
       break;
     case PlanKind::longrope:
       plan.factor = *gen_decimal_in(1, 32);

@@ -150,13 +150,7 @@ void interleaved_and_half_layouts_differ_by_a_fixed_permutation(const Implementa
   const auto interleaved_evaluator = implementation.prepare(interleaved, length);
   const auto half_evaluator = implementation.prepare(half, length);
   // The permutation: interleaved element (2i, 2i+1) of the slice goes to half element (i, i+d/2).
-  std::vector<std::size_t> to_half(static_cast<std::size_t>(spec.d));
-  for (std::size_t e = 0; e < to_half.size(); ++e) to_half[e] = e;
-  const auto from = rotary_pairs(interleaved), to = rotary_pairs(half);
-  for (std::size_t i = 0; i < from.size(); ++i) {
-    to_half[from[i].first] = to[i].first;
-    to_half[from[i].second] = to[i].second;
-  }
+  const std::vector<std::size_t> to_half = pair_permutation(rotary_pairs(interleaved), rotary_pairs(half), spec.d);
   const Point point = *gen_point(spec);
   const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
   std::vector<Wide> permuted(x.size());

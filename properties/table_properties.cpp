@@ -84,20 +84,16 @@ void require_permutation(const Implementation& implementation, const Spec& first
     });
 }
 
-std::vector<std::size_t> identity_map(int d) {
-  std::vector<std::size_t> out(static_cast<std::size_t>(d));
-  for (std::size_t e = 0; e < out.size(); ++e) out[e] = e;
-  return out;
-}
-
 void cos_first_order_is_a_fixed_permutation_of_sin_first(const Implementation& implementation) {
   Spec sin_first = *gen_sinusoidal_spec();
   sin_first.order = SinusoidalOrder::sin_cos;
   Spec cos_first = sin_first;
   cos_first.order = SinusoidalOrder::cos_sin;
-  std::vector<std::size_t> swap = identity_map(sin_first.d);
-  for (const auto& [a, b] : table_pairs(sin_first)) std::swap(swap[a], swap[b]);
-  require_permutation(implementation, sin_first, cos_first, swap, "cos-first swaps sin and cos within every pair");
+  const auto pairs = table_pairs(sin_first);
+  std::vector<std::pair<std::size_t, std::size_t>> swapped;
+  for (const auto& [a, b] : pairs) swapped.emplace_back(b, a);
+  require_permutation(implementation, sin_first, cos_first, pair_permutation(pairs, swapped, sin_first.d),
+                      "cos-first swaps sin and cos within every pair");
 }
 
 void interleaved_and_concatenated_sinusoids_differ_by_a_fixed_permutation(const Implementation& implementation) {
@@ -106,12 +102,8 @@ void interleaved_and_concatenated_sinusoids_differ_by_a_fixed_permutation(const 
   interleaved.layout = Layout::interleaved;
   Spec concatenated = interleaved;
   concatenated.layout = Layout::half;
-  std::vector<std::size_t> to_concatenated = identity_map(interleaved.d);
-  const auto from = table_pairs(interleaved), to = table_pairs(concatenated);
-  for (std::size_t i = 0; i < from.size(); ++i) {
-    to_concatenated[from[i].first] = to[i].first;
-    to_concatenated[from[i].second] = to[i].second;
-  }
+  const std::vector<std::size_t> to_concatenated =
+      pair_permutation(table_pairs(interleaved), table_pairs(concatenated), interleaved.d);
   require_permutation(implementation, interleaved, concatenated, to_concatenated,
                       "[sin, cos, sin, cos, ...] and [sin..., cos...] hold the same entries");
 }
