@@ -39,11 +39,12 @@ using SiteFunction = std::function<Site()>;
 
 // Fails the property (RC_FAIL) unless |actual - expected| <= tolerance, printing the site, both
 // values in hex and decimal, the error in ULPs of the spec's dtype and as a ratio to the
-// tolerance, and the seed.
+// tolerance, and the seed. A tolerance that is not finite comes from an element whose
+// implementation makes no claim (a kernel's result near its dtype's overflow): it passes.
 void require_close(const Wide& actual, const Wide& expected, const Wide& tolerance, const SiteFunction& site);
 // Fails unless `holds`, printing the site and what was observed.
 void require_holds(bool holds, const std::string& observed, const SiteFunction& site);
-// Fails unless value <= limit.
+// Fails unless value <= limit; a limit that is not finite passes, as above.
 void require_at_most(const Wide& value, const Wide& limit, const SiteFunction& site);
 // Same value and sign, NaN matching NaN: what pass-through dims, gathers and indices promise.
 void require_identical(const Wide& actual, const Wide& expected, const SiteFunction& site);

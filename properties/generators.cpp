@@ -189,6 +189,12 @@ rc::Gen<Decimal> gen_base() {
   return rc::gen::map(rc::gen::weightedOneOf<std::string>({{1, published}, {1, between}}), decimal);
 }
 
+rc::Gen<Dtype> gen_dtype() { return rc::gen::element(Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16); }
+
+rc::Gen<PrecisionClass> gen_precision() {
+  return rc::gen::element(PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache);
+}
+
 rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
   return rc::gen::exec([shape] {
     Spec spec;
@@ -196,7 +202,8 @@ rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
     spec.base = *gen_base();
     spec.layout = *rc::gen::element(Layout::interleaved, Layout::half);
     spec.sign = *rc::gen::element(1, -1);
-    spec.dtype = *rc::gen::element(Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16);
+    spec.dtype = *gen_dtype();
+    spec.precision = *gen_precision();
     if (*rc::gen::inRange(0, 4) == 0) spec.amp = *gen_decimal_in(0, 3);
     if (spec.amp.to_double() == 0) spec.amp = Decimal(1);
     if (shape.family == Family::rope2d) {
@@ -250,7 +257,8 @@ rc::Gen<Spec> gen_sinusoidal_spec() {
     spec.order = *rc::gen::element(SinusoidalOrder::sin_cos, SinusoidalOrder::cos_sin);
     spec.freq = *rc::gen::element(FrequencyRule::power, FrequencyRule::geometric);
     if (*rc::gen::inRange(0, 3) == 0) spec.offset = *rc::gen::inRange<std::int64_t>(1, 4);
-    spec.dtype = *rc::gen::element(Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16);
+    spec.dtype = *gen_dtype();
+    spec.precision = *gen_precision();
     return validated(spec);
   });
 }
@@ -262,6 +270,8 @@ rc::Gen<Spec> gen_xl_spec() {
     spec.base = *gen_base();
     spec.d = *gen_even_dims();
     if (*rc::gen::inRange(0, 2) == 0) spec.clamp_len = *gen_position(1 << 20) + 1;
+    spec.dtype = *gen_dtype();
+    spec.precision = *gen_precision();
     return validated(spec);
   });
 }
@@ -272,7 +282,7 @@ rc::Gen<Spec> gen_learned_spec() {
     spec.family = Family::learned;
     spec.d = *rc::gen::inRange(1, 17);
     spec.rows = *rc::gen::inRange<std::int64_t>(1, 65);
-    spec.dtype = *rc::gen::element(Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16);
+    spec.dtype = *gen_dtype();
     return validated(spec);
   });
 }
@@ -283,6 +293,8 @@ rc::Gen<Spec> gen_alibi_spec() {
     spec.family = Family::alibi;
     spec.heads = *rc::gen::weightedOneOf<int>({{1, rc::gen::element(8, 12, 16, 32, 40, 64)}, {2, rc::gen::inRange(1, 97)}});
     spec.mode = *rc::gen::element(AlibiMode::symmetric, AlibiMode::causal);
+    spec.dtype = *gen_dtype();
+    spec.precision = *gen_precision();
     return validated(spec);
   });
 }

@@ -34,6 +34,10 @@ std::string value_kinds(const std::vector<Wide>& values);
 // Frequency bases from 10 to 1e7: the published ones and three-digit decimals between.
 rc::Gen<Decimal> gen_base();
 
+// The storage dtypes and the precision classes a kernel spec may carry.
+rc::Gen<Dtype> gen_dtype();
+rc::Gen<PrecisionClass> gen_precision();
+
 // A rotary spec of `family` (rope, xpos, mrope, rope2d) with a plan drawn from `plans` (rope,
 // xpos and mrope only; rope2d has none). `partial` says whether rot < d (odd d included) may
 // or must appear.

@@ -38,7 +38,8 @@ std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& po
         if (spec.family == Family::xpos) {
           const Real xpos = xpos_amplitude<Real>(spec, point.c[0], pair);
           amplitude *= xpos;
-          amplitude_growth = abs(log(xpos));
+          // zeta = (2i + 0.4 d)/(1.4 d) rounds up to 6 times; pow raises that error to n/scale_base.
+          amplitude_growth = abs(log(xpos)) + Real(6) * abs(Real(point.c[0]) / from_decimal<Real>(spec.scale_base));
         }
         const Real norm = sqrt(input[a] * input[a] + input[b] * input[b]);
         const Real angle = rotary_angle(spec, inv, point, pair);

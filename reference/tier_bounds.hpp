@@ -7,9 +7,12 @@
 //   (|ln theta| + c) u: the exponent's rounding is magnified by |ln theta|; a scaling plan
 //   adds a few roundings more.
 // - An angle phi = p theta then has an absolute error of about |phi| (|ln theta| + c) u, and
-//   sin/cos add an ulp each; xPos's zeta^(n/scale_base) adds |ln(that amplitude)| u relatively.
+//   sin/cos add an ulp each; xPos's zeta^(n/scale_base) adds |ln(that amplitude)| u relatively,
+//   plus 6 |n/scale_base| u from the (up to six) roundings of zeta itself, which the power
+//   multiplies by n/scale_base (they dominate where zeta is near 1 and |ln zeta| is small).
 // - A rotated pair of norm r with amplitude A is therefore off by at most
-//   B = A r u (|phi| (|ln theta| + 16) + |ln a_xpos| + 16); a table entry (r = 1) likewise;
+//   B = A r u (|phi| (|ln theta| + 16) + |ln a_xpos| + 6 |n/scale_base| + 16); a table entry
+//   (r = 1) likewise;
 //   an ALiBi bias b = -m|i-j| by |b| u (|ln m| + 16). Gathers, pass-through dims, T5 and Shaw
 //   indices, and masked -inf entries must be identical (B = 0).
 // The constant 16 covers the handful of roundings in each chain with room to spare; the

@@ -284,7 +284,7 @@ const std::vector<KeyRule<Spec>>& spec_rules() {
       enum_key("mode", {F::alibi}, false, &Spec::mode),
       integer_key<Spec>("clamp_len", {F::xl}, false, &Spec::clamp_len, 0, 1LL << 40),
       enum_key("dtype", every_float, false, &Spec::dtype),
-      enum_key("precision", with(kAngular, {}), false, &Spec::precision),
+      enum_key("precision", with(kAngular, {F::alibi}), false, &Spec::precision),
   };
   return rules;
 }

@@ -8,5 +8,6 @@ namespace peconform {
 void add_list_command(CLI::App& app);
 void add_reference_command(CLI::App& app);
 void add_selfcheck_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 }  // namespace peconform

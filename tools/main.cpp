@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   peconform::add_list_command(app);
   peconform::add_reference_command(app);
   peconform::add_selfcheck_command(app);
+  peconform::add_bench_command(app);
   try {
     if (argc > 1 && argv[1][0] != '-') {
       const std::string name = argv[1];

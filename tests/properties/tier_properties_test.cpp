@@ -1,9 +1,11 @@
-// Every property of the catalog, registered as ExactTier.<property> and FastTier.<property>.
-// The suites are registered at start-up from the catalog, so adding a property to
-// properties/ adds it to both tiers (and, later, to every backend) without a line here.
+// Every property of the catalog, registered as ExactTier.<property>, FastTier.<property> and
+// Cpu.<property> (our CPU kernels, under each spec's dtype and precision class). The suites
+// are registered at start-up from the catalog, so adding a property to properties/ adds it to
+// every implementation without a line here.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "backends/cpu/cpu_backend.hpp"
 #include "backends/reference_tiers.hpp"
 #include "properties/property.hpp"
 #include "property_profile.hpp"
@@ -40,5 +42,6 @@ int main(int argc, char** argv) {
   if (!peconform::start_property_run(argc, argv)) return 2;
   peconform::register_properties("ExactTier", peconform::exact_tier());
   peconform::register_properties("FastTier", peconform::fast_tier());
+  peconform::register_properties("Cpu", peconform::cpu_backend());
   return RUN_ALL_TESTS();
 }

@@ -1,0 +1,98 @@
+#include "backends/cpu/index_kernels.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "backends/cpu/position_range.hpp"
+#include "backends/cpu/storage.hpp"
+#include "backends/cpu/table_kernels.hpp"
+#include "backends/cpu/threading.hpp"
+#include "reference/relative_bias.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform::cpu {
+
+T5Plan make_t5_plan(const Spec& spec) {
+  if (spec.family != Family::t5) throw SpecError(fmt::format("{} is not t5", family_name(spec.family)));
+  // Query `distance`, key 0: the distance without the bidirectional half's offset.
+  auto bucket_at = [&](std::int64_t distance) { return t5_bucket<FastReal>(spec, distance, 0).bucket; };
+  const std::int64_t half = spec.bidirectional ? spec.buckets / 2 : spec.buckets;
+  T5Plan plan{spec, half / 2, {}};
+  const std::int64_t beyond = std::max<std::int64_t>(spec.max_distance, plan.exact) + 1;  // saturated from here
+  for (std::int64_t bucket = plan.exact + 1; bucket < half; ++bucket) {
+    std::int64_t low = plan.exact, high = beyond;  // bucket_at(high) >= bucket unless it never is
+    if (bucket_at(high) < bucket) break;
+    while (low + 1 < high) {
+      const std::int64_t middle = low + (high - low) / 2;
+      (bucket_at(middle) >= bucket ? high : low) = middle;
+    }
+    plan.bucket_start.push_back(high);
+  }
+  return plan;
+}
+
+void t5_buckets(const T5Plan& plan, std::int64_t q_first, std::int64_t q_len, std::int64_t k_first,
+                std::int64_t k_len, std::int32_t* out) {
+  check_position_range("query position", q_first, q_len, kLargestTablePosition);
+  check_position_range("key position", k_first, k_len, kLargestTablePosition);
+  const bool bidirectional = plan.spec.bidirectional;
+  const std::int32_t upper_half = static_cast<std::int32_t>(plan.spec.buckets / 2);
+#pragma omp parallel for schedule(static) if (q_len * k_len >= kElementsWorthThreads)
+  for (std::int64_t q = 0; q < q_len; ++q) {
+    for (std::int64_t k = 0; k < k_len; ++k) {
+      const std::int64_t relative = (k_first + k) - (q_first + q);
+      std::int32_t bucket = 0;
+      std::int64_t distance = relative < 0 ? -relative : relative;
+      if (bidirectional && relative > 0) bucket = upper_half;
+      if (!bidirectional) distance = relative < 0 ? -relative : 0;
+      if (distance < plan.exact) {
+        bucket += static_cast<std::int32_t>(distance);
+      } else {
+        const auto past = std::upper_bound(plan.bucket_start.begin(), plan.bucket_start.end(), distance);
+        bucket += static_cast<std::int32_t>(plan.exact + (past - plan.bucket_start.begin()));
+      }
+      out[q * k_len + k] = bucket;
+    }
+  }
+}
+
+void shaw_indices(const Spec& spec, std::int64_t q_first, std::int64_t q_len, std::int64_t k_first,
+                  std::int64_t k_len, std::int32_t* out) {
+  check_position_range("query position", q_first, q_len, kLargestTablePosition);
+  check_position_range("key position", k_first, k_len, kLargestTablePosition);
+  const std::int64_t window = spec.k;
+#pragma omp parallel for schedule(static) if (q_len * k_len >= kElementsWorthThreads)
+  for (std::int64_t q = 0; q < q_len; ++q) {
+#pragma omp simd
+    for (std::int64_t k = 0; k < k_len; ++k) {
+      const std::int64_t relative = (k_first + k) - (q_first + q);
+      out[q * k_len + k] = static_cast<std::int32_t>(std::clamp(relative, -window, window) + window);
+    }
+  }
+}
+
+template <class T>
+void gather_rows(const T* table, std::int64_t rows, std::int64_t d, const PositionIds& ids, std::int64_t batch,
+                 std::int64_t seq, T* out) {
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t s = 0; s < seq; ++s) {
+      const std::int64_t id = ids.at(0, b, s);
+      if (id < 0 || id >= rows)
+        throw SpecError(fmt::format("position id {} at [batch {}, seq {}] is past the learned table of {} rows (valid: 0..{})",
+                                    id, b, s, rows, rows - 1));
+    }
+#pragma omp parallel for schedule(static) if (batch * seq * d >= kElementsWorthThreads)
+  for (std::int64_t token = 0; token < batch * seq; ++token) {
+    const std::int64_t id = ids.at(0, token / seq, token % seq);
+    std::memcpy(out + token * d, table + id * d, static_cast<std::size_t>(d) * sizeof(T));
+  }
+}
+
+template void gather_rows<double>(const double*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t, double*);
+template void gather_rows<float>(const float*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t, float*);
+template void gather_rows<Half>(const Half*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t, Half*);
+template void gather_rows<BFloat16>(const BFloat16*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t,
+                                    BFloat16*);
+
+}  // namespace peconform::cpu

@@ -1,0 +1,38 @@
+#pragma once
+// The integer-valued kernels, which must be exact: T5 relative-position buckets, Shaw clipped
+// indices, and the learned-table gather.
+#include <cstdint>
+#include <vector>
+
+#include "backends/cpu/tensor.hpp"
+#include "spec/spec.hpp"
+
+namespace peconform::cpu {
+
+// T5 buckets without a logarithm in the kernel: the bucket is monotone in the distance, so the
+// plan holds the smallest distance at which each logarithmic bucket starts, found once from the
+// exact reference (which decides the boundaries |rp| = 16, 32, 64 by integer identities). A
+// kernel that takes a float32 log instead can land one bucket low exactly there.
+struct T5Plan {
+  Spec spec;
+  std::int64_t exact = 0;                  // distances below this are their own bucket
+  std::vector<std::int64_t> bucket_start;  // bucket_start[j]: first distance of bucket exact + 1 + j
+};
+
+T5Plan make_t5_plan(const Spec& spec);
+
+// Buckets for queries q_first .. + q_len - 1 and keys k_first .. + k_len - 1, [q][k] contiguous.
+void t5_buckets(const T5Plan& plan, std::int64_t q_first, std::int64_t q_len, std::int64_t k_first,
+                std::int64_t k_len, std::int32_t* out);
+
+// Shaw et al.'s clip(j - i, -k, k) + k for the same ranges.
+void shaw_indices(const Spec& spec, std::int64_t q_first, std::int64_t q_len, std::int64_t k_first,
+                  std::int64_t k_len, std::int32_t* out);
+
+// out[b][s][:] = table[ids(b, s)][:] for a [rows, d] table (one id axis). Throws SpecError,
+// before writing, for an id outside 0 .. rows - 1: a gather never clamps.
+template <class T>
+void gather_rows(const T* table, std::int64_t rows, std::int64_t d, const PositionIds& ids, std::int64_t batch,
+                 std::int64_t seq, T* out);
+
+}  // namespace peconform::cpu

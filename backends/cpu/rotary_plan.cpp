@@ -1,0 +1,115 @@
+#include "backends/cpu/rotary_plan.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "backends/cpu/kernel_clones.hpp"
+#include "reference/reference.hpp"
+#include "reference/rotary.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform::cpu {
+
+RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length) {
+  const bool rotary = spec.family == Family::rope || spec.family == Family::xpos || spec.family == Family::mrope ||
+                      spec.family == Family::rope2d;
+  if (!rotary) throw SpecError(fmt::format("{} is not a rotary family", family_name(spec.family)));
+  const Reference<FastReal> reference(spec, sequence_length);
+  const RotarySlice slice = rotary_slice(spec);
+  RotaryPlan plan;
+  plan.spec = spec;
+  plan.d = spec.d;
+  plan.start = slice.start;
+  plan.dims = slice.dims;
+  plan.pairs = slice.dims / 2;
+  plan.axes = spec.family == Family::mrope ? 3 : spec.family == Family::rope2d ? 2 : 1;
+  plan.attention = static_cast<double>(reference.frequencies().attention);
+  const std::vector<FastReal>& inv_freq = reference.frequencies().inv_freq;
+  for (int pair = 0; pair < plan.pairs; ++pair) {
+    int axis = 0;
+    if (spec.family == Family::mrope) axis = mrope_axis(spec, pair);
+    if (spec.family == Family::rope2d) axis = pair < spec.d / 4 ? 0 : 1;
+    plan.pair_axis.push_back(axis);
+    const FastReal& theta = inv_freq[rotary_frequency_index(spec, pair)];
+    const double hi = static_cast<double>(theta);
+    plan.frequency.push_back({hi, static_cast<double>(theta - FastReal(hi))});
+    plan.frequency_f32.push_back(static_cast<float>(theta));  // rounded to float32, held exactly
+    if (spec.family == Family::xpos) {
+      const FastReal dims(spec.rotary_dims());
+      const FastReal zeta = (FastReal(2 * pair) + FastReal("0.4") * dims) / (FastReal("1.4") * dims);
+      const FastReal scale = from_decimal<FastReal>(spec.scale_base);
+      plan.xpos_log_zeta.push_back(static_cast<double>(log(zeta) / scale) * (spec.role == XposRole::query ? 1 : -1));
+    }
+  }
+  return plan;
+}
+
+namespace {
+
+// The form of one token's cos/sin loop, fixed at compile time so that each is one SIMD loop.
+struct LoopForm {
+  bool float_angle;  // fp32-angle
+  bool xpos;         // zeta^(n/scale_base): exp has no SIMD form here, so that loop stays scalar
+  bool single_axis;  // one position for every pair (RoPE, xPos): no gather
+};
+
+// cos and sin of every pair, times the amplitude and the sign, rounded to the compute type
+// (and under lowp-cache to T's format). `position` holds one id per axis, as double and as
+// float32.
+template <class T, LoopForm kForm>
+PECONFORM_KERNEL_CLONES void fill_cos_sin(const RotaryPlan& plan, const double* position, const double* position_f32,
+                                          Compute<T>* cos_out, Compute<T>* sin_out) {
+  const int* axis_of = plan.pair_axis.data();
+  const SplitFrequency* frequency = plan.frequency.data();
+  const double* frequency_f32 = plan.frequency_f32.data();
+  const double* log_zeta = plan.xpos_log_zeta.data();
+  const double attention = plan.attention, sign = plan.spec.sign;
+  const bool lowp = plan.spec.precision == PrecisionClass::lowp_cache;
+  const int pairs = plan.pairs;
+#pragma omp simd
+  for (int pair = 0; pair < pairs; ++pair) {
+    const int axis = kForm.single_axis ? 0 : axis_of[pair];
+    const Angle angle = kForm.float_angle ? float32_angle(position_f32[axis], frequency_f32[pair])
+                                          : exact_angle(position[axis], frequency[pair]);
+    const SinCos value = sin_cos(angle);
+    const double amplitude = kForm.xpos ? attention * std::exp(position[0] * log_zeta[pair]) : attention;
+    const Compute<T> c = static_cast<Compute<T>>(amplitude * value.cos);
+    const Compute<T> s = static_cast<Compute<T>>(sign * amplitude * value.sin);
+    cos_out[pair] = lowp ? load(store<T>(c)) : c;
+    sin_out[pair] = lowp ? load(store<T>(s)) : s;
+  }
+}
+
+template <class T, bool kFloatAngle, bool kXpos>
+void fill_for_axes(const RotaryPlan& plan, const double* position, const double* position_f32, Compute<T>* cos_out,
+                   Compute<T>* sin_out) {
+  if (plan.axes == 1)
+    fill_cos_sin<T, LoopForm{kFloatAngle, kXpos, true}>(plan, position, position_f32, cos_out, sin_out);
+  else
+    fill_cos_sin<T, LoopForm{kFloatAngle, kXpos, false}>(plan, position, position_f32, cos_out, sin_out);
+}
+
+}  // namespace
+
+template <class T>
+void token_cos_sin(const RotaryPlan& plan, const std::int64_t* positions, Compute<T>* cos_out, Compute<T>* sin_out) {
+  double position[3] = {0, 0, 0};
+  double position_f32[3] = {0, 0, 0};  // float32 values
+  for (int axis = 0; axis < plan.axes; ++axis) {
+    position[axis] = static_cast<double>(positions[axis]);
+    position_f32[axis] = static_cast<float>(positions[axis]);
+  }
+  const bool float_angle = plan.spec.precision == PrecisionClass::fp32_angle;
+  const bool xpos = !plan.xpos_log_zeta.empty();
+  if (float_angle && xpos) fill_for_axes<T, true, true>(plan, position, position_f32, cos_out, sin_out);
+  else if (float_angle) fill_for_axes<T, true, false>(plan, position, position_f32, cos_out, sin_out);
+  else if (xpos) fill_for_axes<T, false, true>(plan, position, position_f32, cos_out, sin_out);
+  else fill_for_axes<T, false, false>(plan, position, position_f32, cos_out, sin_out);
+}
+
+template void token_cos_sin<double>(const RotaryPlan&, const std::int64_t*, double*, double*);
+template void token_cos_sin<float>(const RotaryPlan&, const std::int64_t*, float*, float*);
+template void token_cos_sin<Half>(const RotaryPlan&, const std::int64_t*, float*, float*);
+template void token_cos_sin<BFloat16>(const RotaryPlan&, const std::int64_t*, float*, float*);
+
+}  // namespace peconform::cpu

@@ -1,0 +1,86 @@
+#pragma once
+// The four storage dtypes as C++ types, the type each computes in, and the constants of each
+// format that the error model needs. fp64 computes in double; fp32, fp16 and bf16 compute in
+// float (the rule: low-precision storage computes in fp32).
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include "spec/spec.hpp"
+
+namespace peconform::cpu {
+
+using Half = _Float16;
+
+// bfloat16 held as its bits, the top half of a binary32.
+struct BFloat16 {
+  std::uint16_t bits = 0;
+};
+
+inline float widen_bfloat16(BFloat16 value) { return std::bit_cast<float>(std::uint32_t{value.bits} << 16); }
+
+// Round to nearest even on the dropped half; a NaN stays a NaN (its quiet bit set) instead of
+// carrying into the exponent.
+inline BFloat16 narrow_to_bfloat16(float value) {
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+  const bool nan = (bits & 0x7fffffffu) > 0x7f800000u;
+  const std::uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  return {static_cast<std::uint16_t>(nan ? (bits >> 16) | 0x40u : rounded)};
+}
+
+template <class T> struct ComputeOf {
+  using type = float;
+};
+template <> struct ComputeOf<double> {
+  using type = double;
+};
+template <class T> using Compute = typename ComputeOf<T>::type;
+
+template <class T> inline Compute<T> load(T value) {
+  if constexpr (std::is_same_v<T, BFloat16>)
+    return widen_bfloat16(value);
+  else
+    return static_cast<Compute<T>>(value);
+}
+
+template <class T> inline T store(Compute<T> value) {
+  if constexpr (std::is_same_v<T, BFloat16>)
+    return narrow_to_bfloat16(value);
+  else
+    return static_cast<T>(value);
+}
+
+// Calls `body` with a value of the storage type of `dtype` (its value is irrelevant).
+template <class Body> decltype(auto) with_storage_type(Dtype dtype, Body&& body) {
+  switch (dtype) {
+    case Dtype::fp64: return body(double{});
+    case Dtype::fp32: return body(float{});
+    case Dtype::fp16: return body(Half{});
+    case Dtype::bf16: return body(BFloat16{});
+  }
+  return body(float{});
+}
+
+// What the error model needs of a binary format: its unit roundoff, the spacing of its
+// subnormals (the absolute error of a rounding that underflows) and its largest finite value.
+struct FormatConstants {
+  double unit;
+  double subnormal_spacing;
+  double largest;
+};
+
+inline FormatConstants format_constants(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::fp64: return {0x1p-53, 0x1p-1074, std::numeric_limits<double>::max()};
+    case Dtype::fp32: return {0x1p-24, 0x1p-149, std::numeric_limits<float>::max()};
+    case Dtype::fp16: return {0x1p-11, 0x1p-24, 65504.0};
+    case Dtype::bf16: return {0x1p-8, 0x1p-133, 0x1.fep127};
+  }
+  return {0, 0, 0};
+}
+
+// The format each storage dtype computes in.
+inline Dtype compute_dtype(Dtype storage) { return storage == Dtype::fp64 ? Dtype::fp64 : Dtype::fp32; }
+
+}  // namespace peconform::cpu

@@ -1,0 +1,124 @@
+// The table and index kernels over whole blocks: sinusoidal and Transformer-XL rows, ALiBi
+// biases, T5 buckets, Shaw indices and the learned gather, in every dtype where they have one.
+// Floating tables are held to the fast reference within the error model's bound; integer
+// results must equal the reference exactly.
+#include <gtest/gtest.h>
+
+#include "backends/cpu/error_model.hpp"
+#include "backends/cpu/index_kernels.hpp"
+#include "backends/cpu/table_kernels.hpp"
+#include "backends/cpu/wide_conversion.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform::cpu {
+namespace {
+
+constexpr Dtype kDtypes[] = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
+
+void expect_row_within_bound(const Reference<FastReal>& reference, const Point& point, const std::vector<Wide>& actual) {
+  const std::vector<Wide> expected = reference.evaluate(point, {});
+  const std::vector<Wide> bounds = kernel_error_bounds(reference, point, {});
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t e = 0; e < actual.size(); ++e) {
+    if (isinf(expected[e])) {
+      EXPECT_TRUE(isinf(actual[e]) && actual[e] < 0) << reference.spec().canonical() << " element " << e;
+      continue;
+    }
+    EXPECT_LE(abs(actual[e] - expected[e]), bounds[e]) << reference.spec().canonical() << " at "
+                                                       << format_point(reference.spec().family, point) << " element " << e;
+  }
+}
+
+TEST(TableKernels, SinusoidRowsAreWithinTheirBoundInEveryDtype) {
+  for (const char* text : {"sinusoidal(d=9,layout=half,order=cos-sin,offset=2)", "sinusoidal(d=16,layout=interleaved,freq=geometric)",
+                           "xl(d=12,clamp_len=300,precision=fp32-angle)"})
+    for (Dtype dtype : kDtypes) {
+      Spec spec = Spec::parse(text);
+      spec.dtype = dtype;
+      const Reference<FastReal> reference(spec, 1);
+      const SinusoidPlan plan = make_sinusoid_plan(spec);
+      constexpr std::int64_t kFirst = 250, kRows = 100, kStride = 20;  // rows padded past d
+      with_storage_type(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        std::vector<T> table(static_cast<std::size_t>(kRows * kStride));
+        sinusoid_rows<T>(plan, kFirst, kRows, table.data(), kStride);
+        for (std::int64_t r = 0; r < kRows; ++r) {
+          const std::span<const T> row(table.data() + r * kStride, static_cast<std::size_t>(spec.d));
+          // xl's row for distance i - j: query i = first + r, key 0.
+          expect_row_within_bound(reference, Point{{kFirst + r, 0, 0}}, to_wide<T>(row));
+        }
+      });
+    }
+}
+
+TEST(TableKernels, AlibiBiasBlockIsWithinItsBoundInEveryDtype) {
+  for (const char* text : {"alibi(heads=12,mode=causal)", "alibi(heads=8,precision=fp32-angle)"})
+    for (Dtype dtype : kDtypes) {
+      Spec spec = Spec::parse(text);
+      spec.dtype = dtype;
+      const Reference<FastReal> reference(spec, 1);
+      const AlibiPlan plan = make_alibi_plan(spec);
+      constexpr std::int64_t kQueryFirst = 100, kQueries = 7, kKeyFirst = 95, kKeys = 13;
+      with_storage_type(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        std::vector<T> bias(static_cast<std::size_t>(spec.heads * kQueries * kKeys));
+        alibi_bias<T>(plan, kQueryFirst, kQueries, kKeyFirst, kKeys, bias.data());
+        for (std::int64_t q = 0; q < kQueries; ++q)
+          for (std::int64_t k = 0; k < kKeys; ++k) {
+            std::vector<Wide> heads;
+            for (std::int64_t h = 0; h < spec.heads; ++h) heads.push_back(to_wide(bias[static_cast<std::size_t>((h * kQueries + q) * kKeys + k)]));
+            expect_row_within_bound(reference, Point{{kQueryFirst + q, kKeyFirst + k, 0}}, heads);
+          }
+      });
+    }
+}
+
+TEST(IndexKernels, T5BucketsEqualTheReferenceIncludingItsBoundaries) {
+  for (const char* text : {"t5()", "t5(bidirectional=false)", "t5(buckets=64,max_distance=1000)"}) {
+    const Spec spec = Spec::parse(text);
+    const Reference<FastReal> reference(spec, 1);
+    const T5Plan plan = make_t5_plan(spec);
+    constexpr std::int64_t kQueries = 300, kKeys = 300;  // |rp| up to 299, past every boundary
+    std::vector<std::int32_t> buckets(kQueries * kKeys);
+    t5_buckets(plan, 0, kQueries, 0, kKeys, buckets.data());
+    for (std::int64_t q = 0; q < kQueries; ++q)
+      for (std::int64_t k = 0; k < kKeys; ++k)
+        ASSERT_EQ(Wide(buckets[static_cast<std::size_t>(q * kKeys + k)]), reference.evaluate(Point{{q, k, 0}}, {})[0])
+            << text << " at " << q << ":" << k;
+  }
+}
+
+TEST(IndexKernels, ShawIndicesEqualTheReference) {
+  const Spec spec = Spec::parse("shaw(k=4)");
+  const Reference<FastReal> reference(spec, 1);
+  std::vector<std::int32_t> indices(20 * 20);
+  shaw_indices(spec, 10, 20, 0, 20, indices.data());
+  for (std::int64_t q = 0; q < 20; ++q)
+    for (std::int64_t k = 0; k < 20; ++k)
+      EXPECT_EQ(Wide(indices[static_cast<std::size_t>(q * 20 + k)]), reference.evaluate(Point{{10 + q, k, 0}}, {})[0]);
+}
+
+TEST(IndexKernels, GatherCopiesRowsBitForBitAndRefusesIdsPastTheTable) {
+  constexpr std::int64_t kRows = 6, kD = 3;
+  const std::vector<BFloat16> table = [] {
+    std::vector<BFloat16> out;
+    for (int i = 0; i < kRows * kD; ++i) out.push_back(narrow_to_bfloat16(static_cast<float>(i) - 7.5f));
+    return out;
+  }();
+  const std::vector<std::int32_t> ids = {3, 0, 1, 2};  // [batch 2, seq 2], offset 2
+  std::vector<BFloat16> out(4 * kD);
+  gather_rows<BFloat16>(table.data(), kRows, kD, position_ids(ids.data(), 1, 2, 2, 2), 2, 2, out.data());
+  for (std::size_t token = 0; token < ids.size(); ++token)
+    for (std::int64_t e = 0; e < kD; ++e)
+      EXPECT_EQ(out[token * kD + static_cast<std::size_t>(e)].bits, table[static_cast<std::size_t>((ids[token] + 2) * kD + e)].bits);
+  const std::vector<std::int32_t> past = {0, 4};  // 4 + 2 = 6: one past the table
+  try {
+    gather_rows<BFloat16>(table.data(), kRows, kD, position_ids(past.data(), 1, 1, 2, 2), 1, 2, out.data());
+    FAIL() << "an id past the table was accepted";
+  } catch (const SpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("position id 6"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace peconform::cpu
