@@ -95,9 +95,9 @@ def main():
                           "rows": rows}, indent=2))
         return
     print(f"torch {torch.__version__}, {args.threads} threads, shape [1, {SEQ}, {HEADS}, {DIM}], median of {args.repeats}")
-    print(f"{'torch':<30} {'ms':>9}   {'peconform':<36} {'ms':>9} {'torch/peconform':>16}")
+    print(f"{'torch':<34} {'ms':>9}   {'peconform':<36} {'ms':>9} {'torch/peconform':>16}")
     for row in rows:
-        print(f"{row['name']:<30} {row['milliseconds']:>9.3f}   {row['peconform']:<36} "
+        print(f"{row['name']:<34} {row['milliseconds']:>9.3f}   {row['peconform']:<36} "
               f"{row['peconform_milliseconds']:>9.3f} {row['torch_over_peconform']:>16.2f}")
 
 

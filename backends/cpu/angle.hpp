@@ -46,6 +46,14 @@ inline Angle float32_angle(double position, double frequency) {
   return {static_cast<double>(static_cast<float>(position * frequency)), 0.0};
 }
 
+// The largest |position| a kernel accepts for frequencies up to `largest_frequency`: where
+// |p theta| stays below 2^50, inside sin_cos()'s range, and never past 2^40.
+inline std::int64_t largest_position_for(double largest_frequency) {
+  constexpr double kAngleLimit = 0x1p50, kPositionLimit = 0x1p40;
+  return static_cast<std::int64_t>(largest_frequency * kPositionLimit < kAngleLimit ? kPositionLimit
+                                                                                     : kAngleLimit / largest_frequency);
+}
+
 struct SinCos {
   double sin, cos;
 };

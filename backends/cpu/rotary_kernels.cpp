@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "backends/cpu/kernel_clones.hpp"
+#include "backends/cpu/position_range.hpp"
 #include "backends/cpu/tensor_checks.hpp"
 #include "backends/cpu/threading.hpp"
 #include "spec/spec_error.hpp"
@@ -80,9 +81,9 @@ template <class T> void check_position(const RotaryPlan& plan, const PositionIds
   if (cache != nullptr && (p < cache->first_position || p >= cache->first_position + cache->rows))
     throw SpecError(fmt::format("position id {} at [axis {}, batch {}, seq {}] is outside the cos/sin cache (positions {}..{})",
                                 p, axis, b, s, cache->first_position, cache->first_position + cache->rows - 1));
-  if (p < -kLargestRotaryPosition || p > kLargestRotaryPosition)
-    throw SpecError(fmt::format("position id {} at [axis {}, batch {}, seq {}] is outside +-2^40, where {} angles are claimed",
-                                p, axis, b, s, plan.spec.canonical()));
+  if (p < -plan.largest_position || p > plan.largest_position)
+    throw SpecError(fmt::format("position id {} at [axis {}, batch {}, seq {}] is outside +-{}, where {} angles are claimed",
+                                p, axis, b, s, plan.largest_position, plan.spec.canonical()));
 }
 
 template <class T>
@@ -111,9 +112,7 @@ void check_call(const RotaryPlan& plan, std::span<const RotaryOperand<T>> operan
 }  // namespace
 
 template <class T> CosSinCache<T> build_cos_sin_cache(const RotaryPlan& plan, std::int64_t first_position, std::int64_t rows) {
-  if (rows < 0) throw SpecError(fmt::format("a cos/sin cache needs rows >= 0, found {}", rows));
-  if (first_position < -kLargestRotaryPosition || first_position + rows - 1 > kLargestRotaryPosition)
-    throw SpecError(fmt::format("cos/sin cache positions {}..{} leave +-2^40", first_position, first_position + rows - 1));
+  check_position_range("cos/sin cache position", first_position, rows, plan.largest_position);
   CosSinCache<T> cache{first_position, rows, plan.pairs, {}, {}};
   const std::size_t size = static_cast<std::size_t>(rows) * static_cast<std::size_t>(plan.pairs);
   cache.cos.resize(size);

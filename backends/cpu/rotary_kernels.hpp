@@ -33,7 +33,7 @@ template <class T> CosSinCache<T> build_cos_sin_cache(const RotaryPlan& plan, st
 
 // Rotates every operand. All operands share batch and seq with `positions`. Throws SpecError,
 // before touching any output, for a shape that does not match the plan, a position id outside
-// the cache (or past kLargestRotaryPosition), or a partial overlap of in and out.
+// the cache (or past the plan's largest_position), or a partial overlap of in and out.
 template <class T>
 void apply_rotary(const RotaryPlan& plan, std::span<const RotaryOperand<T>> operands, const PositionIds& positions,
                   const CosSinCache<T>* cache = nullptr);

@@ -1,5 +1,6 @@
 #include "backends/cpu/rotary_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -41,6 +42,9 @@ RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length) {
       plan.xpos_log_zeta.push_back(static_cast<double>(log(zeta) / scale) * (spec.role == XposRole::query ? 1 : -1));
     }
   }
+  double largest_frequency = 0;
+  for (const SplitFrequency& frequency : plan.frequency) largest_frequency = std::max(largest_frequency, std::abs(frequency.hi));
+  plan.largest_position = largest_position_for(largest_frequency);
   return plan;
 }
 

@@ -24,6 +24,7 @@ struct RotaryPlan {
   std::vector<double> frequency_f32;      // fp32-angle: float32 values, held in double
   double attention = 1;                   // YaRN/LongRoPE attention factor times amp
   std::vector<double> xpos_log_zeta;      // xPos: ln(zeta_i) / scale_base, signed by role; else empty
+  std::int64_t largest_position = 0;      // largest_position_for() the largest frequency
 };
 
 // Frequencies are those of the fast reference tier (binary128), split into two doubles or
@@ -31,10 +32,6 @@ struct RotaryPlan {
 // `sequence_length` is what dynamic NTK and LongRoPE key on. Throws SpecError for a
 // non-rotary spec.
 RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length);
-
-// The largest |position| the kernels accept: |p theta| stays below 2^50 for every frequency
-// up to 2^10 rad per position, inside sin_cos()'s range.
-inline constexpr std::int64_t kLargestRotaryPosition = std::int64_t{1} << 40;
 
 // cos and sin of every pair of one token, with the amplitude and the rotation sign folded in,
 // in the compute type of T; under lowp-cache they are rounded to T's own format first.

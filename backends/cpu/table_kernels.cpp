@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <limits>
 
+#include "backends/cpu/kernel_clones.hpp"
 #include "backends/cpu/position_range.hpp"
 #include "backends/cpu/threading.hpp"
 #include "reference/reference.hpp"
@@ -16,14 +17,62 @@ SinusoidPlan make_sinusoid_plan(const Spec& spec) {
   if (spec.family != Family::sinusoidal && spec.family != Family::xl)
     throw SpecError(fmt::format("{} is not a sinusoidal family", family_name(spec.family)));
   const Reference<FastReal> reference(spec, 1);
-  SinusoidPlan plan{spec, {}, {}};
+  SinusoidPlan plan{spec, {}, {}, 0};
+  double largest_frequency = 0;
   for (const FastReal& theta : reference.frequencies().inv_freq) {
     const double hi = static_cast<double>(theta);
     plan.frequency.push_back({hi, static_cast<double>(theta - FastReal(hi))});
-    plan.frequency_f32.push_back(static_cast<float>(theta));
+    plan.frequency_f32.push_back(static_cast<float>(theta));  // rounded to float32, held exactly
+    largest_frequency = std::max(largest_frequency, hi);
   }
+  plan.largest_position = largest_position_for(largest_frequency);
   return plan;
 }
+
+namespace {
+
+// One table row at `position`: pair i's two values go to (2i, 2i+1) interleaved or (i, i+n)
+// half. The forms are template arguments so that each is one SIMD loop.
+template <class T, bool kFloatAngle, bool kInterleaved>
+PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t position, bool cos_first, T* row) {
+  const int n = plan.spec.d / 2;
+  const double position_f64 = static_cast<double>(position);
+  const double position_f32 = static_cast<float>(position);
+  const SplitFrequency* frequency = plan.frequency.data();
+  const double* frequency_f32 = plan.frequency_f32.data();
+#pragma omp simd
+  for (int i = 0; i < n; ++i) {
+    const SinCos value = sin_cos(kFloatAngle ? float32_angle(position_f32, frequency_f32[i]) : exact_angle(position_f64, frequency[i]));
+    const double first = cos_first ? value.cos : value.sin, second = cos_first ? value.sin : value.cos;
+    if constexpr (kInterleaved) {
+      row[2 * i] = store<T>(static_cast<Compute<T>>(first));
+      row[2 * i + 1] = store<T>(static_cast<Compute<T>>(second));
+    } else {
+      row[i] = store<T>(static_cast<Compute<T>>(first));
+      row[i + n] = store<T>(static_cast<Compute<T>>(second));
+    }
+  }
+  if (plan.spec.d % 2 == 1) row[plan.spec.d - 1] = store<T>(Compute<T>(0));
+}
+
+// One row of ALiBi biases for a query `offset` = query - k_first past the first key; keys from
+// `first_masked` on are causal-masked. Two plain loops: a select between the bias and -inf
+// inside one loop keeps GCC from vectorising it.
+template <class T, bool kFloatAngle>
+PECONFORM_KERNEL_CLONES void alibi_row(double offset, std::int32_t keys, std::int32_t first_masked, double slope,
+                                       double slope_f32, T* row) {
+#pragma omp simd
+  for (std::int32_t k = 0; k < first_masked; ++k) {
+    const double distance = std::fabs(offset - static_cast<double>(k));  // exact: below 2^42
+    const double bias = kFloatAngle ? -static_cast<double>(static_cast<float>(slope_f32 * static_cast<float>(distance)))
+                                    : -(slope * distance);
+    row[k] = store<T>(static_cast<Compute<T>>(bias));
+  }
+  const T masked = store<T>(-std::numeric_limits<Compute<T>>::infinity());
+  for (std::int32_t k = first_masked; k < keys; ++k) row[k] = masked;
+}
+
+}  // namespace
 
 template <class T>
 void sinusoid_rows(const SinusoidPlan& plan, std::int64_t first, std::int64_t rows, T* out, std::int64_t row_stride) {
@@ -31,31 +80,18 @@ void sinusoid_rows(const SinusoidPlan& plan, std::int64_t first, std::int64_t ro
   const bool absolute = spec.family == Family::sinusoidal;
   if (rows < 0) throw SpecError(fmt::format("a table needs rows >= 0, found {}", rows));
   if (absolute && first < 0) throw SpecError(fmt::format("sinusoidal positions start at 0, found {}", first));
-  check_position_range("table position", first + (absolute ? spec.offset : 0), rows, kLargestTablePosition);
-  const int n = spec.d / 2;
+  check_position_range("table position", first + (absolute ? spec.offset : 0), rows, plan.largest_position);
   const bool interleaved = absolute && spec.layout == Layout::interleaved;
   const bool cos_first = absolute && spec.order == SinusoidalOrder::cos_sin;
   const bool float_angle = spec.precision == PrecisionClass::fp32_angle;
+  auto row_function = float_angle ? (interleaved ? &sinusoid_row<T, true, true> : &sinusoid_row<T, true, false>)
+                                  : (interleaved ? &sinusoid_row<T, false, true> : &sinusoid_row<T, false, false>);
 #pragma omp parallel for schedule(static) if (rows * spec.d >= kElementsWorthThreads)
   for (std::int64_t r = 0; r < rows; ++r) {
     std::int64_t position = first + r;
     if (absolute) position += spec.offset;
     else if (spec.clamp_len > 0) position = std::min(position, spec.clamp_len);
-    const double position_f64 = static_cast<double>(position);
-    const double position_f32 = static_cast<float>(position);
-    T* row = out + r * row_stride;
-    // Pair i's two values go to (2i, 2i+1) interleaved or (i, i+n) half; one SIMD loop each.
-    const std::int64_t second_offset = interleaved ? 1 : n;
-    const std::int64_t step = interleaved ? 2 : 1;
-#pragma omp simd
-    for (int i = 0; i < n; ++i) {
-      const Angle angle = float_angle ? float32_angle(position_f32, plan.frequency_f32[static_cast<std::size_t>(i)])
-                                      : exact_angle(position_f64, plan.frequency[static_cast<std::size_t>(i)]);
-      const SinCos value = sin_cos(angle);
-      row[i * step] = store<T>(static_cast<Compute<T>>(cos_first ? value.cos : value.sin));
-      row[i * step + second_offset] = store<T>(static_cast<Compute<T>>(cos_first ? value.sin : value.cos));
-    }
-    if (spec.d % 2 == 1) row[spec.d - 1] = store<T>(Compute<T>(0));
+    row_function(plan, position, cos_first, out + r * row_stride);
   }
 }
 
@@ -65,7 +101,7 @@ AlibiPlan make_alibi_plan(const Spec& spec) {
   AlibiPlan plan{spec, {}, {}};
   for (const FastReal& slope : reference.alibi_slopes()) {
     plan.slope.push_back(static_cast<double>(slope));
-    plan.slope_f32.push_back(static_cast<float>(slope));
+    plan.slope_f32.push_back(static_cast<float>(slope));  // rounded to float32, held exactly
   }
   return plan;
 }
@@ -75,27 +111,20 @@ void alibi_bias(const AlibiPlan& plan, std::int64_t q_first, std::int64_t q_len,
                 std::int64_t k_len, T* out) {
   check_position_range("query position", q_first, q_len, kLargestTablePosition);
   check_position_range("key position", k_first, k_len, kLargestTablePosition);
+  if (k_len > std::numeric_limits<std::int32_t>::max())
+    throw SpecError(fmt::format("an ALiBi row of {} keys is longer than 2^31 - 1; split the call", k_len));
   const bool causal = plan.spec.mode == AlibiMode::causal;
-  const bool float_angle = plan.spec.precision == PrecisionClass::fp32_angle;
+  const auto row_function = plan.spec.precision == PrecisionClass::fp32_angle ? &alibi_row<T, true> : &alibi_row<T, false>;
   const std::int64_t heads = static_cast<std::int64_t>(plan.slope.size());
-  const T masked = store<T>(-std::numeric_limits<Compute<T>>::infinity());
 #pragma omp parallel for collapse(2) schedule(static) if (heads * q_len * k_len >= kElementsWorthThreads)
-  for (std::int64_t h = 0; h < heads; ++h) {
+  for (std::int64_t h = 0; h < heads; ++h)
     for (std::int64_t q = 0; q < q_len; ++q) {
-      T* row = out + (h * q_len + q) * k_len;
-      const std::int64_t query = q_first + q;
-      const double slope = plan.slope[static_cast<std::size_t>(h)];
-      const float slope_f32 = plan.slope_f32[static_cast<std::size_t>(h)];
-#pragma omp simd
-      for (std::int64_t k = 0; k < k_len; ++k) {
-        const std::int64_t key = k_first + k;
-        const std::int64_t distance = query >= key ? query - key : key - query;
-        const Compute<T> bias = float_angle ? static_cast<Compute<T>>(-(slope_f32 * static_cast<float>(distance)))
-                                            : static_cast<Compute<T>>(-(slope * static_cast<double>(distance)));
-        row[k] = causal && key > query ? masked : store<T>(bias);
-      }
+      const std::int64_t offset = q_first + q - k_first;  // keys past this one are in the future
+      const std::int64_t first_masked = causal ? std::clamp<std::int64_t>(offset + 1, 0, k_len) : k_len;
+      row_function(static_cast<double>(offset), static_cast<std::int32_t>(k_len), static_cast<std::int32_t>(first_masked),
+                   plan.slope[static_cast<std::size_t>(h)], plan.slope_f32[static_cast<std::size_t>(h)],
+                   out + (h * q_len + q) * k_len);
     }
-  }
 }
 
 #define PECONFORM_TABLE_KERNELS(T)                                                                   \

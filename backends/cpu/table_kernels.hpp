@@ -11,13 +11,15 @@
 
 namespace peconform::cpu {
 
-// The largest |position| or |distance| the table kernels accept, as for the rotary kernels.
+// The largest |position| or |distance| the ALiBi, T5 and Shaw kernels accept: their
+// differences stay exact in double.
 inline constexpr std::int64_t kLargestTablePosition = std::int64_t{1} << 40;
 
 struct SinusoidPlan {
   Spec spec;  // sinusoidal or xl
   std::vector<SplitFrequency> frequency;
   std::vector<double> frequency_f32;  // float32 values, held in double
+  std::int64_t largest_position = 0;  // largest_position_for() the largest frequency
 };
 
 // Frequencies from the fast reference tier, as for the rotary plan. Throws SpecError for
@@ -26,21 +28,22 @@ SinusoidPlan make_sinusoid_plan(const Spec& spec);
 
 // `rows` rows of spec.d values into out[r * row_stride + e]: for sinusoidal the row of
 // position first + r (plus the spec's offset); for xl the row of distance i - j = first + r
-// (capped at clamp_len). Throws SpecError for a negative sinusoidal position or one past
-// kLargestTablePosition.
+// (capped at clamp_len). Throws SpecError for a negative sinusoidal position or one past the
+// plan's largest_position.
 template <class T>
 void sinusoid_rows(const SinusoidPlan& plan, std::int64_t first, std::int64_t rows, T* out, std::int64_t row_stride);
 
 struct AlibiPlan {
   Spec spec;
-  std::vector<double> slope;  // from the fast reference tier
-  std::vector<float> slope_f32;
+  std::vector<double> slope;      // from the fast reference tier
+  std::vector<double> slope_f32;  // float32 values, held in double
 };
 
 AlibiPlan make_alibi_plan(const Spec& spec);
 
 // The bias of every head for queries q_first .. q_first + q_len - 1 and keys
 // k_first .. k_first + k_len - 1, contiguous [heads][q][k]; -inf where causal masks the key.
+// Throws SpecError for positions past kLargestTablePosition or k_len above 2^31 - 1.
 template <class T>
 void alibi_bias(const AlibiPlan& plan, std::int64_t q_first, std::int64_t q_len, std::int64_t k_first,
                 std::int64_t k_len, T* out);

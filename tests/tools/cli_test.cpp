@@ -85,12 +85,32 @@ TEST(Cli, BadInputGetsExitTwoAndNamesTheValue) {
       {"reference --spec 'rope(d=4)' --positions 1 --input 1,2,3,4 --digits 0", "--digits"},
       {"reference --positions 1", "needs --spec or --hf-config"},
       {"frobnicate", "frobnicate"},
+      {"bench --repeats 0", "--repeats: Value 0 not in range"},
+      {"bench --only nothing", "--only 'nothing' matches no benchmark"},
   };
   for (const auto& [arguments, needle] : cases) {
     const CliRun result = run(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments << "\n" << result.output;
     EXPECT_NE(result.output.find(needle), std::string::npos) << arguments << "\n" << result.output;
   }
+}
+
+TEST(Cli, BenchPrintsOneRecordPerBenchmarkWithItsFractionOfTheTriad) {
+  const CliRun result = run("bench --json --repeats 1 --only rope-interleaved-fp32-table");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  // Progress lines go to stderr ahead of the JSON document.
+  const nlohmann::json report = nlohmann::json::parse(result.output.substr(result.output.find("{\n")));
+  EXPECT_EQ(report.at("schema"), "peconform-bench/1");
+  ASSERT_EQ(report.at("records").size(), 1u);
+  const nlohmann::json& record = report.at("records")[0];
+  EXPECT_EQ(record.at("name"), "rope-interleaved-fp32-table");
+  EXPECT_EQ(record.at("shape"), "[1, 4096, 32, 128]");
+  EXPECT_EQ(record.at("dtype"), "fp32");
+  EXPECT_GT(record.at("milliseconds").get<double>(), 0.0);
+  // In place: 4096 x 32 x 128 fp32 read and written, the ids, and a 4096 x 64 cos and sin cache.
+  EXPECT_EQ(record.at("bytes").get<double>(), 2.0 * 4096 * 32 * 128 * 4 + 4096 * 8 + 2.0 * 4096 * 64 * 4);
+  EXPECT_DOUBLE_EQ(record.at("fraction_of_triad").get<double>(),
+                   record.at("gb_per_s").get<double>() / record.at("triad_gb_per_s").get<double>());
 }
 
 TEST(Cli, MalformedHuggingFaceConfigIsBadInput) {
