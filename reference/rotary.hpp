@@ -55,22 +55,31 @@ inline int mrope_axis(const Spec& spec, int pair) {
   return 0;
 }
 
+// Which coordinate of the point drives pair `pair`: t, h or w for mRoPE, x or y for rope2d
+// (the first d/4 pairs follow x), the position itself otherwise.
+inline int rotary_axis(const Spec& spec, int pair) {
+  if (spec.family == Family::mrope) return mrope_axis(spec, pair);
+  if (spec.family == Family::rope2d) return pair < spec.d / 4 ? 0 : 1;
+  return 0;
+}
+
 // The angle that pair `pair` turns through at `point`, before the spec's sign.
 template <class Real>
 Real rotary_angle(const Spec& spec, const std::vector<Real>& inv_freq, const Point& point, int pair) {
-  int axis = 0;
-  if (spec.family == Family::mrope) axis = mrope_axis(spec, pair);
-  if (spec.family == Family::rope2d) axis = pair < spec.d / 4 ? 0 : 1;
-  return Real(point.c[static_cast<std::size_t>(axis)]) * inv_freq[rotary_frequency_index(spec, pair)];
+  return Real(point.c[static_cast<std::size_t>(rotary_axis(spec, pair))]) * inv_freq[rotary_frequency_index(spec, pair)];
 }
 
-// xPos's per-pair amplitude zeta_i^(+-n/scale_base), zeta_i = (2i + 0.4 d)/(1.4 d)
-// (torchscale XPOS); queries grow with n and keys shrink, so logits carry zeta^((m-n)/scale_base).
-template <class Real> Real xpos_amplitude(const Spec& spec, std::int64_t position, int pair) {
+// xPos's zeta_i = (2i + 0.4 d)/(1.4 d) (torchscale XPOS).
+template <class Real> Real xpos_zeta(const Spec& spec, int pair) {
   const Real dims(spec.rotary_dims());
-  const Real zeta = (Real(2 * pair) + Real("0.4") * dims) / (Real("1.4") * dims);
+  return (Real(2 * pair) + Real("0.4") * dims) / (Real("1.4") * dims);
+}
+
+// xPos's per-pair amplitude zeta_i^(+-n/scale_base); queries grow with n and keys shrink, so
+// logits carry zeta^((m-n)/scale_base).
+template <class Real> Real xpos_amplitude(const Spec& spec, std::int64_t position, int pair) {
   const Real exponent = Real(position) / from_decimal<Real>(spec.scale_base);
-  return pow(zeta, spec.role == XposRole::query ? exponent : -exponent);
+  return pow(xpos_zeta<Real>(spec, pair), spec.role == XposRole::query ? exponent : -exponent);
 }
 
 // y_a = A(x_a cos(phi) - x_b sin(phi)), y_b = A(x_a sin(phi) + x_b cos(phi)) on every rotated

@@ -4,8 +4,7 @@
 #include <fmt/format.h>
 #include <limits>
 
-#include "reference/rotary.hpp"
-#include "reference/sinusoidal.hpp"
+#include "reference/element_scales.hpp"
 #include "reference/tier_conversion.hpp"
 
 namespace peconform {
@@ -23,45 +22,26 @@ std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& po
     return abs(angle) * (abs(log(frequency)) + allowance) + allowance + amplitude_growth;
   };
   const Spec& spec = reference.spec();
-  const std::vector<Real>& inv = reference.frequencies().inv_freq;
   std::vector<Real> bounds(reference.output_size(), Real(0));
   switch (spec.family) {
     case Family::rope:
     case Family::xpos:
     case Family::mrope:
-    case Family::rope2d: {
-      const auto [start, dims] = rotary_slice(spec);
-      for (int pair = 0; pair < dims / 2; ++pair) {
-        const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
-        Real amplitude = reference.frequencies().attention;
+    case Family::rope2d:
+      for (const RotaryPairScale<Real>& pair : rotary_pair_scales(reference, point, input)) {
         Real amplitude_growth(0);
-        if (spec.family == Family::xpos) {
-          const Real xpos = xpos_amplitude<Real>(spec, point.c[0], pair);
-          amplitude *= xpos;
+        if (spec.family == Family::xpos)
           // zeta = (2i + 0.4 d)/(1.4 d) rounds up to 6 times; pow raises that error to n/scale_base.
-          amplitude_growth = abs(log(xpos)) + Real(6) * abs(Real(point.c[0]) / from_decimal<Real>(spec.scale_base));
-        }
-        const Real norm = sqrt(input[a] * input[a] + input[b] * input[b]);
-        const Real angle = rotary_angle(spec, inv, point, pair);
-        bounds[a] = bounds[b] =
-            amplitude * norm * unit * growth(angle, inv[rotary_frequency_index(spec, pair)], amplitude_growth);
+          amplitude_growth = abs(log(pair.xpos)) + Real(6) * abs(Real(point.c[0]) / from_decimal<Real>(spec.scale_base));
+        bounds[pair.a] = bounds[pair.b] =
+            pair.attention * pair.xpos * pair.norm * unit * growth(pair.angle, pair.frequency, amplitude_growth);
       }
       break;
-    }
     case Family::sinusoidal:
-    case Family::xl: {
-      const int n = spec.d / 2;
-      const std::int64_t distance =
-          spec.family == Family::xl ? xl_distance(spec, point.c[0], point.c[1]) : point.c[0] + spec.offset;
-      const bool interleaved = spec.family == Family::sinusoidal && spec.layout == Layout::interleaved;
-      for (int i = 0; i < n; ++i) {
-        const Real& frequency = inv[static_cast<std::size_t>(i)];
-        const Real bound = unit * growth(Real(distance) * frequency, frequency, Real(0));
-        bounds[static_cast<std::size_t>(interleaved ? 2 * i : i)] = bound;
-        bounds[static_cast<std::size_t>(interleaved ? 2 * i + 1 : i + n)] = bound;
-      }
+    case Family::xl:
+      for (const TablePairScale<Real>& pair : table_pair_scales(reference, point))
+        bounds[pair.first] = bounds[pair.second] = unit * growth(pair.angle, pair.frequency, Real(0));
       break;
-    }
     case Family::alibi: {
       const std::vector<Real> bias = reference.evaluate(point, input);
       for (std::size_t h = 0; h < bias.size(); ++h) {

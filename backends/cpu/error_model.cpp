@@ -3,8 +3,7 @@
 #include <limits>
 
 #include "backends/cpu/storage.hpp"
-#include "reference/rotary.hpp"
-#include "reference/sinusoidal.hpp"
+#include "reference/element_scales.hpp"
 
 namespace peconform::cpu {
 namespace {
@@ -38,47 +37,30 @@ std::vector<Wide> kernel_error_bounds(const Reference<FastReal>& reference, cons
   const Spec& spec = reference.spec();
   const Units units = units_of(spec.dtype);
   const bool lowp = spec.precision == PrecisionClass::lowp_cache;
-  const std::vector<Wide>& inv = reference.frequencies().inv_freq;
   std::vector<Wide> bounds(reference.output_size(), Wide(0));
   switch (spec.family) {
     case Family::rope:
     case Family::xpos:
     case Family::mrope:
-    case Family::rope2d: {
-      const auto [start, dims] = rotary_slice(spec);
-      for (int pair = 0; pair < dims / 2; ++pair) {
-        const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
-        Wide amplitude = reference.frequencies().attention;
-        Wide amplitude_error = 4 * ldexp(Wide(1), -52);
-        Wide largest_factor = amplitude;  // the kernel forms zeta^(n/s) before the attention factor
-        if (spec.family == Family::xpos) {
-          const Wide xpos = xpos_amplitude<Wide>(spec, point.c[0], pair);
-          amplitude *= xpos;
-          largest_factor = std::max(amplitude, xpos);
-          amplitude_error += abs(log(xpos)) * ldexp(Wide(1), -52);
-        }
-        const Wide r = sqrt(input[a] * input[a] + input[b] * input[b]);  // inputs are finite and within fp64
-        const Wide relative = angle_error(spec, rotary_angle(spec, inv, point, pair)) + amplitude_error +
-                              ldexp(Wide(1), -51) + 5 * units.u_c + units.u_s + (lowp ? 2 * units.u_s : Wide(0));
+    case Family::rope2d:
+      for (const RotaryPairScale<Wide>& pair : rotary_pair_scales(reference, point, input)) {
+        const Wide amplitude = pair.attention * pair.xpos;
+        const Wide amplitude_error = (abs(log(pair.xpos)) + 4) * ldexp(Wide(1), -52);
+        // The kernel forms zeta^(n/s) before multiplying in the attention factor.
+        const Wide largest_factor = spec.family == Family::xpos ? std::max(amplitude, pair.xpos) : amplitude;
+        const Wide& r = pair.norm;
+        const Wide relative = angle_error(spec, pair.angle) + amplitude_error + ldexp(Wide(1), -51) + 5 * units.u_c +
+                              units.u_s + (lowp ? 2 * units.u_s : Wide(0));
         const Wide absolute = r * (3 * kDoubleSpacing + units.eta_c + (lowp ? units.eta_s : Wide(0))) + units.eta_c + units.eta_s;
-        bounds[a] = bounds[b] = claimed(largest_factor * std::max(r, Wide(1)), amplitude * r * relative + absolute, units);
+        bounds[pair.a] = bounds[pair.b] = claimed(largest_factor * std::max(r, Wide(1)), amplitude * r * relative + absolute, units);
       }
       break;
-    }
     case Family::sinusoidal:
-    case Family::xl: {
-      const int n = spec.d / 2;
-      const std::int64_t distance =
-          spec.family == Family::xl ? xl_distance(spec, point.c[0], point.c[1]) : point.c[0] + spec.offset;
-      const bool interleaved = spec.family == Family::sinusoidal && spec.layout == Layout::interleaved;
-      for (int i = 0; i < n; ++i) {
-        const Wide bound = angle_error(spec, Wide(distance) * inv[static_cast<std::size_t>(i)]) + ldexp(Wide(1), -52) +
-                           units.u_c + units.u_s + units.eta_c + units.eta_s;
-        bounds[static_cast<std::size_t>(interleaved ? 2 * i : i)] = bound;
-        bounds[static_cast<std::size_t>(interleaved ? 2 * i + 1 : i + n)] = bound;
-      }
+    case Family::xl:
+      for (const TablePairScale<Wide>& pair : table_pair_scales(reference, point))
+        bounds[pair.first] = bounds[pair.second] =
+            angle_error(spec, pair.angle) + ldexp(Wide(1), -52) + units.u_c + units.u_s + units.eta_c + units.eta_s;
       break;
-    }
     case Family::alibi: {
       const std::vector<Wide> bias = reference.evaluate(point, input);
       const Wide relative = spec.precision == PrecisionClass::fp32_angle ? 4 * ldexp(Wide(1), -24) + units.u_s

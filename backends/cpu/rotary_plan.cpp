@@ -27,19 +27,14 @@ RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length) {
   plan.attention = static_cast<double>(reference.frequencies().attention);
   const std::vector<FastReal>& inv_freq = reference.frequencies().inv_freq;
   for (int pair = 0; pair < plan.pairs; ++pair) {
-    int axis = 0;
-    if (spec.family == Family::mrope) axis = mrope_axis(spec, pair);
-    if (spec.family == Family::rope2d) axis = pair < spec.d / 4 ? 0 : 1;
-    plan.pair_axis.push_back(axis);
+    plan.pair_axis.push_back(rotary_axis(spec, pair));
     const FastReal& theta = inv_freq[rotary_frequency_index(spec, pair)];
     const double hi = static_cast<double>(theta);
     plan.frequency.push_back({hi, static_cast<double>(theta - FastReal(hi))});
     plan.frequency_f32.push_back(static_cast<float>(theta));  // rounded to float32, held exactly
     if (spec.family == Family::xpos) {
-      const FastReal dims(spec.rotary_dims());
-      const FastReal zeta = (FastReal(2 * pair) + FastReal("0.4") * dims) / (FastReal("1.4") * dims);
-      const FastReal scale = from_decimal<FastReal>(spec.scale_base);
-      plan.xpos_log_zeta.push_back(static_cast<double>(log(zeta) / scale) * (spec.role == XposRole::query ? 1 : -1));
+      const FastReal log_zeta = log(xpos_zeta<FastReal>(spec, pair)) / from_decimal<FastReal>(spec.scale_base);
+      plan.xpos_log_zeta.push_back(static_cast<double>(log_zeta) * (spec.role == XposRole::query ? 1 : -1));
     }
   }
   double largest_frequency = 0;
