@@ -206,6 +206,36 @@ TEST(CpuKernels, CosSinCacheMatchesOnTheFlyBitForBit) {
   }
 }
 
+TEST(CpuKernels, ThreadedCallsMatchOneTokenCallsBitForBit) {
+  // 1 x 512 x 8 x 128 elements: well past the size at which a call takes an OpenMP team.
+  constexpr std::int64_t kTokens = 512, kTeamHeads = 8;
+  for (const char* text : {"rope(d=128,layout=half,dtype=bf16)", "mrope(d=128,sections=[16,24,24],dtype=fp32)"}) {
+    const RotaryPlan plan = make_rotary_plan(Spec::parse(text), 1 << 20);
+    with_storage_type(plan.spec.dtype, [&](auto tag) {
+      using T = decltype(tag);
+      const std::vector<T> input = random_values<T>(static_cast<std::size_t>(kTokens * kTeamHeads * plan.d), 11);
+      std::vector<std::int64_t> ids;
+      for (int axis = 0; axis < plan.axes; ++axis)
+        for (std::int64_t token = 0; token < kTokens; ++token) ids.push_back(7 * token + 1000 * axis);
+      std::vector<T> together(input.size());
+      const RotaryOperand<T> whole{bshd(input.data(), 1, kTokens, kTeamHeads, plan.d), bshd(together.data(), 1, kTokens, kTeamHeads, plan.d)};
+      apply_rotary<T>(plan, {&whole, 1}, position_ids(ids.data(), plan.axes, 1, kTokens));
+      const std::size_t row = static_cast<std::size_t>(kTeamHeads * plan.d);
+      for (std::int64_t token = 0; token < kTokens; ++token) {
+        std::vector<T> alone(row);
+        const std::int64_t token_ids[3] = {ids[static_cast<std::size_t>(token)],
+                                           plan.axes > 1 ? ids[static_cast<std::size_t>(kTokens + token)] : 0,
+                                           plan.axes > 2 ? ids[static_cast<std::size_t>(2 * kTokens + token)] : 0};
+        const RotaryOperand<T> one{bshd(input.data() + token * static_cast<std::int64_t>(row), 1, 1, kTeamHeads, plan.d),
+                                   bshd(alone.data(), 1, 1, kTeamHeads, plan.d)};
+        apply_rotary<T>(plan, {&one, 1}, position_ids(token_ids, plan.axes, 1, 1));
+        ASSERT_TRUE(same_bits(alone.data(), together.data() + token * static_cast<std::int64_t>(row), row * sizeof(T)))
+            << text << " token " << token;
+      }
+    });
+  }
+}
+
 // Runs a call that must be refused and returns the message, or "" when it was accepted.
 template <class Call> std::string refusal(Call&& call) {
   try {
