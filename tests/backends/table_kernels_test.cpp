@@ -73,6 +73,29 @@ TEST(TableKernels, AlibiBiasBlockIsWithinItsBoundInEveryDtype) {
     }
 }
 
+TEST(TableKernels, ThreadedCallsMatchOneRowCallsBitForBit) {
+  // Both calls are well past the size at which a call takes an OpenMP team.
+  const SinusoidPlan sinusoid = make_sinusoid_plan(Spec::parse("sinusoidal(d=32,layout=interleaved,dtype=bf16)"));
+  constexpr std::int64_t kRows = 2048;
+  std::vector<BFloat16> table(kRows * 32), row(32);
+  sinusoid_rows<BFloat16>(sinusoid, 100, kRows, table.data(), 32);
+  for (std::int64_t r = 0; r < kRows; ++r) {
+    sinusoid_rows<BFloat16>(sinusoid, 100 + r, 1, row.data(), 32);
+    for (std::size_t e = 0; e < row.size(); ++e) ASSERT_EQ(row[e].bits, table[static_cast<std::size_t>(r * 32) + e].bits) << r;
+  }
+  const AlibiPlan alibi = make_alibi_plan(Spec::parse("alibi(heads=8,mode=causal,dtype=fp32)"));
+  constexpr std::int64_t kLength = 96;
+  std::vector<float> block(8 * kLength * kLength), heads(8);
+  alibi_bias<float>(alibi, 0, kLength, 0, kLength, block.data());
+  for (std::int64_t q = 0; q < kLength; ++q)
+    for (std::int64_t k = 0; k < kLength; ++k) {
+      alibi_bias<float>(alibi, q, 1, k, 1, heads.data());
+      for (std::int64_t h = 0; h < 8; ++h)
+        ASSERT_EQ(heads[static_cast<std::size_t>(h)], block[static_cast<std::size_t>((h * kLength + q) * kLength + k)])
+            << q << ":" << k << " head " << h;
+    }
+}
+
 TEST(IndexKernels, T5BucketsEqualTheReferenceIncludingItsBoundaries) {
   for (const char* text : {"t5()", "t5(bidirectional=false)", "t5(buckets=64,max_distance=1000)"}) {
     const Spec spec = Spec::parse(text);
