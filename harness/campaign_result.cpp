@@ -1,0 +1,291 @@
+#include "harness/campaign_result.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace peconform::harness {
+
+int position_bin(std::int64_t position) {
+  const auto magnitude = static_cast<std::uint64_t>(position < 0 ? -position : position);
+  return std::min(static_cast<int>(std::bit_width(magnitude)), kPositionBins - 1);
+}
+
+int ratio_bin(double ratio) {
+  if (!(ratio > 0)) return 0;
+  const int bin = static_cast<int>(std::floor(std::log2(ratio))) + kRatioBins - 3;
+  return std::clamp(bin, 0, kRatioBins - 1);
+}
+
+void CellStats::merge(const CellStats& other) {
+  cases += other.cases;
+  failed_cases += other.failed_cases;
+  elements += other.elements;
+  bounded_elements += other.bounded_elements;
+  identical_elements += other.identical_elements;
+  unconstrained_elements += other.unconstrained_elements;
+  failed_elements += other.failed_elements;
+  escalations += other.escalations;
+  boundary_elements += other.boundary_elements;
+  max_ulp = std::max(max_ulp, other.max_ulp);
+  const bool worse = other.worst_ratio > worst_ratio ||
+                     (other.worst_ratio == worst_ratio && !other.worst_case.empty() &&
+                      (worst_case.empty() || other.worst_case_index < worst_case_index));
+  if (worse) {
+    worst_ratio = other.worst_ratio;
+    worst_case = other.worst_case;
+    worst_case_index = other.worst_case_index;
+  }
+  for (int b = 0; b < kPositionBins; ++b)
+    worst_ratio_by_position[b] = std::max(worst_ratio_by_position[b], other.worst_ratio_by_position[b]);
+  for (int b = 0; b < kRatioBins; ++b) ratio_histogram[b] += other.ratio_histogram[b];
+}
+
+bool CampaignResult::conformant() const {
+  return failures.empty() && std::all_of(properties.begin(), properties.end(), [](const PropertyVerdict& p) { return p.passed; });
+}
+
+std::uint64_t CampaignResult::total_elements() const {
+  std::uint64_t total = 0;
+  for (const auto& [key, stats] : cells) total += stats.elements;
+  return total;
+}
+
+namespace {
+
+// JSON has no infinity: ratios of non-finite failures are written as the string "inf".
+nlohmann::json number(double value) {
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (std::isnan(value)) return "nan";
+  return value;
+}
+
+double number_from(const nlohmann::json& value) {
+  if (value.is_string()) {
+    const std::string text = value.get<std::string>();
+    if (text == "inf") return INFINITY;
+    if (text == "-inf") return -INFINITY;
+    return NAN;
+  }
+  return value.get<double>();
+}
+
+nlohmann::json cell_json(const CellKey& key, const CellStats& s) {
+  return {{"backend", key.backend},
+          {"family", key.family},
+          {"dtype", key.dtype},
+          {"precision", key.precision},
+          {"cases", s.cases},
+          {"failed_cases", s.failed_cases},
+          {"elements", s.elements},
+          {"bounded_elements", s.bounded_elements},
+          {"identical_elements", s.identical_elements},
+          {"unconstrained_elements", s.unconstrained_elements},
+          {"failed_elements", s.failed_elements},
+          {"escalations", s.escalations},
+          {"boundary_elements", s.boundary_elements},
+          {"max_ulp", number(s.max_ulp)},
+          {"worst_ratio", number(s.worst_ratio)},
+          {"worst_case", s.worst_case},
+          {"worst_case_index", s.worst_case_index},
+          {"loose", s.bounded_elements > 0 && s.worst_ratio < kLooseRatio},
+          {"worst_ratio_by_position", s.worst_ratio_by_position},
+          {"ratio_histogram", s.ratio_histogram}};
+}
+
+std::pair<CellKey, CellStats> cell_from(const nlohmann::json& j) {
+  CellKey key{j.at("backend"), j.at("family"), j.at("dtype"), j.at("precision")};
+  CellStats s;
+  s.cases = j.at("cases");
+  s.failed_cases = j.at("failed_cases");
+  s.elements = j.at("elements");
+  s.bounded_elements = j.at("bounded_elements");
+  s.identical_elements = j.at("identical_elements");
+  s.unconstrained_elements = j.at("unconstrained_elements");
+  s.failed_elements = j.at("failed_elements");
+  s.escalations = j.at("escalations");
+  s.boundary_elements = j.at("boundary_elements");
+  s.max_ulp = number_from(j.at("max_ulp"));
+  s.worst_ratio = number_from(j.at("worst_ratio"));
+  s.worst_case = j.at("worst_case");
+  s.worst_case_index = j.at("worst_case_index");
+  s.worst_ratio_by_position = j.at("worst_ratio_by_position");
+  s.ratio_histogram = j.at("ratio_histogram");
+  return {key, s};
+}
+
+nlohmann::json element_json(const ElementFailure& e) {
+  return {{"kind", e.kind},           {"operand", e.operand},     {"element", e.element}, {"at", e.at},
+          {"position", e.position},   {"input", e.input},         {"reference", e.reference},
+          {"actual", e.actual},       {"ulps", number(e.ulps)},   {"ratio", number(e.ratio)}, {"bound", e.bound}};
+}
+
+ElementFailure element_from(const nlohmann::json& j) {
+  return {j.at("kind"),      j.at("operand"), j.at("element"), j.at("at"),
+          j.at("position"),  j.at("input"),   j.at("reference"), j.at("actual"),
+          number_from(j.at("ulps")), number_from(j.at("ratio")), j.at("bound")};
+}
+
+nlohmann::json failure_json(const FailureRecord& f) {
+  return {{"case", f.case_text},
+          {"original_case", f.original_case},
+          {"seed", f.seed},
+          {"case_index", f.case_index},
+          {"family", f.cell_family},
+          {"dtype", f.cell_dtype},
+          {"precision", f.cell_precision},
+          {"first_failure", element_json(f.first)},
+          {"failing_elements", f.failing_elements},
+          {"replay", f.replay_command},
+          {"regression_file", f.regression_file},
+          {"message", f.message}};
+}
+
+FailureRecord failure_from(const nlohmann::json& j) {
+  FailureRecord f;
+  f.case_text = j.at("case");
+  f.original_case = j.at("original_case");
+  f.seed = j.at("seed");
+  f.case_index = j.at("case_index");
+  f.cell_family = j.at("family");
+  f.cell_dtype = j.at("dtype");
+  f.cell_precision = j.at("precision");
+  f.first = element_from(j.at("first_failure"));
+  f.failing_elements = j.at("failing_elements");
+  f.replay_command = j.at("replay");
+  f.regression_file = j.at("regression_file");
+  f.message = j.at("message");
+  return f;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const CampaignResult& result) {
+  const RunInfo& i = result.info;
+  nlohmann::json cells = nlohmann::json::array();
+  nlohmann::json loose = nlohmann::json::array();
+  for (const auto& [key, stats] : result.cells) {
+    cells.push_back(cell_json(key, stats));
+    if (stats.bounded_elements > 0 && stats.worst_ratio < kLooseRatio)
+      loose.push_back({{"family", key.family}, {"dtype", key.dtype}, {"precision", key.precision},
+                       {"worst_ratio", stats.worst_ratio}});
+  }
+  nlohmann::json properties = nlohmann::json::array();
+  for (const PropertyVerdict& p : result.properties)
+    properties.push_back({{"name", p.name}, {"families", p.families}, {"passed", p.passed}, {"cases", p.cases},
+                          {"message", p.message}});
+  nlohmann::json failures = nlohmann::json::array();
+  for (const FailureRecord& f : result.failures) failures.push_back(failure_json(f));
+  return {{"schema", i.schema},
+          {"run",
+           {{"tool_version", i.tool_version},
+            {"commit", i.commit},
+            {"machine", i.machine},
+            {"compiler", i.compiler},
+            {"backend", i.backend},
+            {"profile", i.profile},
+            {"seed", i.seed},
+            {"filters", i.filters},
+            {"shard", {{"index", i.shard_index}, {"count", i.shard_count}}},
+            {"cases_planned", i.cases_planned},
+            {"cases_run", i.cases_run},
+            {"regressions_replayed", i.regressions_replayed},
+            {"partial", i.partial},
+            {"partial_reason", i.partial_reason},
+            {"threads", i.threads},
+            {"wall_seconds", i.wall_seconds},
+            {"elements_per_second", i.elements_per_second}}},
+          {"verdict", result.conformant() ? "conformant" : "non-conformant"},
+          {"total_elements", result.total_elements()},
+          {"cells", cells},
+          {"loose_bounds", loose},
+          {"properties", properties},
+          {"failures", failures}};
+}
+
+CampaignResult from_json(const nlohmann::json& json) {
+  try {
+    if (json.at("schema") != kReportSchema)
+      throw std::runtime_error(fmt::format("schema is '{}', expected '{}'", json.at("schema").dump(), kReportSchema));
+    CampaignResult result;
+    const nlohmann::json& r = json.at("run");
+    RunInfo& i = result.info;
+    i.tool_version = r.at("tool_version");
+    i.commit = r.at("commit");
+    i.machine = r.at("machine");
+    i.compiler = r.at("compiler");
+    i.backend = r.at("backend");
+    i.profile = r.at("profile");
+    i.seed = r.at("seed");
+    i.filters = r.at("filters");
+    i.shard_index = r.at("shard").at("index");
+    i.shard_count = r.at("shard").at("count");
+    i.cases_planned = r.at("cases_planned");
+    i.cases_run = r.at("cases_run");
+    i.regressions_replayed = r.at("regressions_replayed");
+    i.partial = r.at("partial");
+    i.partial_reason = r.at("partial_reason");
+    i.threads = r.at("threads");
+    i.wall_seconds = r.at("wall_seconds");
+    i.elements_per_second = r.at("elements_per_second");
+    for (const nlohmann::json& cell : json.at("cells")) result.cells.insert(cell_from(cell));
+    for (const nlohmann::json& p : json.at("properties"))
+      result.properties.push_back({p.at("name"), p.at("families"), p.at("passed"), p.at("cases"), p.at("message")});
+    for (const nlohmann::json& f : json.at("failures")) result.failures.push_back(failure_from(f));
+    return result;
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error(fmt::format("not a {} report: {}", kReportSchema, error.what()));
+  }
+}
+
+CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
+  if (shards.empty()) throw std::runtime_error("nothing to merge");
+  const RunInfo& first = shards.front().info;
+  std::vector<bool> seen(static_cast<std::size_t>(first.shard_count), false);
+  CampaignResult merged;
+  merged.info = first;
+  merged.info.shard_index = 1;
+  merged.info.shard_count = 1;
+  merged.info.cases_planned = merged.info.cases_run = merged.info.regressions_replayed = 0;
+  merged.info.wall_seconds = 0;
+  merged.info.partial = false;
+  merged.info.partial_reason.clear();
+  for (const CampaignResult& shard : shards) {
+    const RunInfo& i = shard.info;
+    if (i.seed != first.seed || i.profile != first.profile || i.backend != first.backend || i.filters != first.filters ||
+        i.shard_count != first.shard_count)
+      throw std::runtime_error(fmt::format("shard {}/{} (seed {}, profile {}, backend {}) is not from the campaign of shard "
+                                           "{}/{} (seed {}, profile {}, backend {})",
+                                           i.shard_index, i.shard_count, i.seed, i.profile, i.backend, first.shard_index,
+                                           first.shard_count, first.seed, first.profile, first.backend));
+    if (i.shard_index < 1 || i.shard_index > i.shard_count || seen[static_cast<std::size_t>(i.shard_index - 1)])
+      throw std::runtime_error(fmt::format("shard {}/{} is given twice or is out of range", i.shard_index, i.shard_count));
+    seen[static_cast<std::size_t>(i.shard_index - 1)] = true;
+    merged.info.cases_planned += i.cases_planned;
+    merged.info.cases_run += i.cases_run;
+    merged.info.regressions_replayed += i.regressions_replayed;
+    merged.info.wall_seconds = std::max(merged.info.wall_seconds, i.wall_seconds);
+    merged.info.threads = std::max(merged.info.threads, i.threads);
+    if (i.partial) {
+      merged.info.partial = true;
+      merged.info.partial_reason = fmt::format("shard {}/{}: {}", i.shard_index, i.shard_count, i.partial_reason);
+    }
+    for (const auto& [key, stats] : shard.cells) merged.cells[key].merge(stats);
+    merged.properties.insert(merged.properties.end(), shard.properties.begin(), shard.properties.end());
+    merged.failures.insert(merged.failures.end(), shard.failures.begin(), shard.failures.end());
+  }
+  if (std::find(seen.begin(), seen.end(), false) != seen.end())
+    throw std::runtime_error(fmt::format("{} of {} shards given; a merged report needs all of them", shards.size(),
+                                         first.shard_count));
+  std::stable_sort(merged.failures.begin(), merged.failures.end(),
+                   [](const FailureRecord& a, const FailureRecord& b) { return a.case_index < b.case_index; });
+  std::stable_sort(merged.properties.begin(), merged.properties.end(),
+                   [](const PropertyVerdict& a, const PropertyVerdict& b) { return a.name < b.name; });
+  const double seconds = merged.info.wall_seconds;
+  merged.info.elements_per_second = seconds > 0 ? static_cast<double>(merged.total_elements()) / seconds : 0;
+  return merged;
+}
+
+}  // namespace peconform::harness
