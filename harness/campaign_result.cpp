@@ -8,17 +8,6 @@
 
 namespace peconform::harness {
 
-int position_bin(std::int64_t position) {
-  const auto magnitude = static_cast<std::uint64_t>(position < 0 ? -position : position);
-  return std::min(static_cast<int>(std::bit_width(magnitude)), kPositionBins - 1);
-}
-
-int ratio_bin(double ratio) {
-  if (!(ratio > 0)) return 0;
-  const int bin = static_cast<int>(std::floor(std::log2(ratio))) + kRatioBins - 3;
-  return std::clamp(bin, 0, kRatioBins - 1);
-}
-
 void CellStats::merge(const CellStats& other) {
   cases += other.cases;
   failed_cases += other.failed_cases;
@@ -32,7 +21,8 @@ void CellStats::merge(const CellStats& other) {
   max_ulp = std::max(max_ulp, other.max_ulp);
   const bool worse = other.worst_ratio > worst_ratio ||
                      (other.worst_ratio == worst_ratio && !other.worst_case.empty() &&
-                      (worst_case.empty() || other.worst_case_index < worst_case_index));
+                      (worst_case.empty() || std::tie(other.worst_case_index, other.worst_case) <
+                                                 std::tie(worst_case_index, worst_case)));
   if (worse) {
     worst_ratio = other.worst_ratio;
     worst_case = other.worst_case;
@@ -72,6 +62,12 @@ double number_from(const nlohmann::json& value) {
   return value.get<double>();
 }
 
+nlohmann::json numbers(const std::array<double, kPositionBins>& values) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const double value : values) out.push_back(number(value));
+  return out;
+}
+
 nlohmann::json cell_json(const CellKey& key, const CellStats& s) {
   return {{"backend", key.backend},
           {"family", key.family},
@@ -91,7 +87,7 @@ nlohmann::json cell_json(const CellKey& key, const CellStats& s) {
           {"worst_case", s.worst_case},
           {"worst_case_index", s.worst_case_index},
           {"loose", s.bounded_elements > 0 && s.worst_ratio < kLooseRatio},
-          {"worst_ratio_by_position", s.worst_ratio_by_position},
+          {"worst_ratio_by_position", numbers(s.worst_ratio_by_position)},
           {"ratio_histogram", s.ratio_histogram}};
 }
 
@@ -111,7 +107,10 @@ std::pair<CellKey, CellStats> cell_from(const nlohmann::json& j) {
   s.worst_ratio = number_from(j.at("worst_ratio"));
   s.worst_case = j.at("worst_case");
   s.worst_case_index = j.at("worst_case_index");
-  s.worst_ratio_by_position = j.at("worst_ratio_by_position");
+  const nlohmann::json& by_position = j.at("worst_ratio_by_position");
+  if (by_position.size() != kPositionBins)
+    throw std::runtime_error(fmt::format("worst_ratio_by_position has {} bins, expected {}", by_position.size(), kPositionBins));
+  for (int b = 0; b < kPositionBins; ++b) s.worst_ratio_by_position[static_cast<std::size_t>(b)] = number_from(by_position[b]);
   s.ratio_histogram = j.at("ratio_histogram");
   return {key, s};
 }
@@ -196,7 +195,11 @@ nlohmann::json to_json(const CampaignResult& result) {
             {"partial_reason", i.partial_reason},
             {"threads", i.threads},
             {"wall_seconds", i.wall_seconds},
-            {"elements_per_second", i.elements_per_second}}},
+            {"elements_per_second", i.elements_per_second},
+            {"draw_seconds", i.draw_seconds},
+            {"kernel_seconds", i.kernel_seconds},
+            {"verify_seconds", i.verify_seconds},
+            {"verified_elements_per_second", i.verified_elements_per_second}}},
           {"verdict", result.conformant() ? "conformant" : "non-conformant"},
           {"total_elements", result.total_elements()},
           {"cells", cells},
@@ -230,6 +233,10 @@ CampaignResult from_json(const nlohmann::json& json) {
     i.threads = r.at("threads");
     i.wall_seconds = r.at("wall_seconds");
     i.elements_per_second = r.at("elements_per_second");
+    i.draw_seconds = r.at("draw_seconds");
+    i.kernel_seconds = r.at("kernel_seconds");
+    i.verify_seconds = r.at("verify_seconds");
+    i.verified_elements_per_second = r.at("verified_elements_per_second");
     for (const nlohmann::json& cell : json.at("cells")) result.cells.insert(cell_from(cell));
     for (const nlohmann::json& p : json.at("properties"))
       result.properties.push_back({p.at("name"), p.at("families"), p.at("passed"), p.at("cases"), p.at("message")});
@@ -249,7 +256,7 @@ CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
   merged.info.shard_index = 1;
   merged.info.shard_count = 1;
   merged.info.cases_planned = merged.info.cases_run = merged.info.regressions_replayed = 0;
-  merged.info.wall_seconds = 0;
+  merged.info.wall_seconds = merged.info.draw_seconds = merged.info.kernel_seconds = merged.info.verify_seconds = 0;
   merged.info.partial = false;
   merged.info.partial_reason.clear();
   for (const CampaignResult& shard : shards) {
@@ -267,6 +274,9 @@ CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
     merged.info.cases_run += i.cases_run;
     merged.info.regressions_replayed += i.regressions_replayed;
     merged.info.wall_seconds = std::max(merged.info.wall_seconds, i.wall_seconds);
+    merged.info.draw_seconds += i.draw_seconds;
+    merged.info.kernel_seconds += i.kernel_seconds;
+    merged.info.verify_seconds += i.verify_seconds;
     merged.info.threads = std::max(merged.info.threads, i.threads);
     if (i.partial) {
       merged.info.partial = true;
@@ -285,6 +295,8 @@ CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
                    [](const PropertyVerdict& a, const PropertyVerdict& b) { return a.name < b.name; });
   const double seconds = merged.info.wall_seconds;
   merged.info.elements_per_second = seconds > 0 ? static_cast<double>(merged.total_elements()) / seconds : 0;
+  merged.info.verified_elements_per_second =
+      merged.info.verify_seconds > 0 ? static_cast<double>(merged.total_elements()) / merged.info.verify_seconds : 0;
   return merged;
 }
 

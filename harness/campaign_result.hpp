@@ -5,6 +5,8 @@
 // filters and the shard, so shard results merge (merge_results) into exactly the result of one
 // unsharded run. reports/ renders it; report.json round-trips it (to_json/from_json).
 #include <array>
+#include <bit>
+#include <limits>
 #include <cstdint>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
@@ -23,8 +25,20 @@ inline constexpr int kPositionBins = 32;
 // exact zeros), bin i holds [2^(i - kRatioBins + 3), 2^(i - kRatioBins + 4)), so that the last
 // three bins hold ratios in [1, 8) and beyond: failures.
 inline constexpr int kRatioBins = 28;
-int position_bin(std::int64_t position);
-int ratio_bin(double ratio);
+// Both are on the verifier's per-element path, hence inline and free of libm calls.
+inline int position_bin(std::int64_t position) {
+  const auto magnitude = static_cast<std::uint64_t>(position < 0 ? -position : position);
+  const int bits = static_cast<int>(std::bit_width(magnitude));
+  return bits < kPositionBins - 1 ? bits : kPositionBins - 1;
+}
+inline int ratio_bin(double ratio) {
+  if (!(ratio > 0)) return 0;
+  if (ratio == std::numeric_limits<double>::infinity()) return kRatioBins - 1;
+  // floor(log2(ratio)) from the exponent bits (subnormal ratios land in bin 0 anyway).
+  const int exponent = static_cast<int>((std::bit_cast<std::uint64_t>(ratio) >> 52) & 0x7ff) - 1023;
+  const int bin = exponent + kRatioBins - 3;
+  return bin < 0 ? 0 : (bin > kRatioBins - 1 ? kRatioBins - 1 : bin);
+}
 
 struct CellKey {
   std::string backend, family, dtype, precision;  // precision is "exact" for integer families
@@ -48,7 +62,8 @@ struct CellStats {
   std::array<double, kPositionBins> worst_ratio_by_position{};
   std::array<std::uint64_t, kRatioBins> ratio_histogram{};
 
-  // Adds `other`'s counts; maxima keep the larger value, and on a tie the lower case index.
+  // Adds `other`'s counts; maxima keep the larger value, and on a tie the lower case index
+  // (then the lower case text), so that merging in any order gives the same cell.
   void merge(const CellStats& other);
 };
 
@@ -101,7 +116,9 @@ struct RunInfo {
   // Timings and threads: the only fields that differ between identical runs.
   int threads = 1;
   double wall_seconds = 0;
-  double elements_per_second = 0;
+  double elements_per_second = 0;          // every element checked, over the wall time
+  double draw_seconds = 0, kernel_seconds = 0, verify_seconds = 0;  // summed over cases
+  double verified_elements_per_second = 0; // every element checked, over the verifier's time
 };
 
 struct CampaignResult {

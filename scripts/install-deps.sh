@@ -9,6 +9,7 @@ packages=(
   librapidcheck-dev libgtest-dev
   libomp-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   python3 python3-mpmath
+  libxml2-utils chromium python3-jsonschema
 )
 
 missing=()

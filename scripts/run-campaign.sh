@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
-# The main job: the default conformance campaign, which writes out/selfcheck-report.json.
-# Until the fuzzing harness lands it is the reference self-check: the exact tier against the
-# independent mpmath golden vectors, and the fast tier against the exact tier.
-# Extra arguments go to `peconform selfcheck` (e.g. --seed N --samples N --report PATH).
+# The main job: the default conformance campaign (`peconform run --profile ci`) on every
+# backend available (our CPU kernels, then the fast and exact reference tiers), each writing
+# report.json, junit.xml, summary.md and report.html into out/<backend>/. Exits 0 when every
+# backend conforms, 1 when one does not, 2 or 3 on bad usage or a harness failure.
+# Extra arguments go to every `peconform run` (e.g. --seed N --threads N --time-budget S).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
-build/release/tools/peconform selfcheck "$@"
+status=0
+for backend in cpu fast exact; do
+  code=0
+  build/release/tools/peconform run --backend "$backend" --profile ci --out "out/$backend" "$@" || code=$?
+  if [ "$code" -ge 2 ]; then exit "$code"; fi
+  [ "$code" -eq 0 ] || status=1
+  echo "report for $backend: out/$backend/report.html (also report.json, junit.xml, summary.md)"
+done
+exit "$status"

@@ -516,6 +516,11 @@ const std::vector<Family>& all_families() {
 }
 
 std::string_view family_name(Family family) { return name_of(family); }
+std::string_view dtype_name(Dtype dtype) { return name_of(dtype); }
+std::string_view precision_name(PrecisionClass precision) { return name_of(precision); }
+Family family_named(std::string_view text, std::string_view what) { return enum_from<Family>(text, what); }
+Dtype dtype_named(std::string_view text, std::string_view what) { return enum_from<Dtype>(text, what); }
+PrecisionClass precision_named(std::string_view text, std::string_view what) { return enum_from<PrecisionClass>(text, what); }
 
 bool is_relative(Family family) {
   return family == Family::alibi || family == Family::t5 || family == Family::shaw || family == Family::xl;

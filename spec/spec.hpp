@@ -87,6 +87,12 @@ struct Spec {
 // Every family with its name, in the order `peconform list` prints them.
 const std::vector<Family>& all_families();
 std::string_view family_name(Family family);
+std::string_view dtype_name(Dtype dtype);
+std::string_view precision_name(PrecisionClass precision);
+// Names back to values; throw SpecError naming `what` (an option or key), the text and the choices.
+Family family_named(std::string_view text, std::string_view what);
+Dtype dtype_named(std::string_view text, std::string_view what);
+PrecisionClass precision_named(std::string_view text, std::string_view what);
 // Families whose query point is a pair (i:j) of query and key positions rather than a position.
 bool is_relative(Family family);
 

@@ -9,5 +9,7 @@ void add_list_command(CLI::App& app);
 void add_reference_command(CLI::App& app);
 void add_selfcheck_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
 
 }  // namespace peconform

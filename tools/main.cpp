@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   peconform::add_reference_command(app);
   peconform::add_selfcheck_command(app);
   peconform::add_bench_command(app);
+  peconform::add_run_command(app);
+  peconform::add_merge_command(app);
   try {
     if (argc > 1 && argv[1][0] != '-') {
       const std::string name = argv[1];

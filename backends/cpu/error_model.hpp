@@ -30,13 +30,66 @@
 // Where A max(r, 1) (or zeta^(n/s) max(r, 1), which the kernel forms first) or |b| comes within 2^-6 of the storage format's largest value, the result
 // (or cos/sin in the cache) may overflow; the kernels make no claim there and B is +inf.
 // Pass-through dims, gathers, T5 and Shaw indices and masked biases must be identical: B = 0.
+#include <algorithm>
+#include <cmath>
 #include <span>
 #include <vector>
 
+#include "backends/cpu/storage.hpp"
 #include "backends/implementation.hpp"
 #include "reference/reference.hpp"
 
 namespace peconform::cpu {
+
+// The bound of one element of a rotated pair, B = A r relative + r per_norm + absolute, in the
+// terms above. It holds while claim_scale max(r, 1) stays 2^-6 inside `largest`, and is +inf
+// past it. Written once for any scalar: the properties evaluate it in binary128, the
+// campaign's screening verifier in double (harness/verifier.cpp, which rounds it upward).
+template <class Real> struct RotaryBoundTerms {
+  Real relative, per_norm, absolute, largest;
+};
+
+// `angle` is |p theta| before the sign; `log_xpos` is ln of the xPos factor (0 for others).
+template <class Real> RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, const Real& log_xpos) {
+  using std::abs, std::ldexp;
+  const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
+  const FormatConstants storage = format_constants(spec.dtype);
+  const bool lowp = spec.precision == PrecisionClass::lowp_cache;
+  const int growth = spec.precision == PrecisionClass::fp32_angle ? -22 : -100;
+  const Real angle_error = ldexp(Real(1), -50) + abs(angle) * ldexp(Real(1), growth);
+  const Real amplitude_error = (abs(log_xpos) + 4) * ldexp(Real(1), -52);
+  const Real u_c(compute.unit), u_s(storage.unit), eta_c(compute.subnormal_spacing), eta_s(storage.subnormal_spacing);
+  return {angle_error + amplitude_error + ldexp(Real(1), -51) + 5 * u_c + u_s + (lowp ? 2 * u_s : Real(0)),
+          3 * ldexp(Real(1), -1074) + eta_c + (lowp ? eta_s : Real(0)), eta_c + eta_s, Real(storage.largest)};
+}
+
+// Whether a magnitude stays 2^-6 inside the storage range, where the kernels claim their bound.
+template <class Real> bool within_claim(const Real& magnitude, const Real& largest) {
+  return magnitude * (1 + std::ldexp(1.0, -6)) < largest;
+}
+
+// A sinusoid table entry's bound (a rotation of (0, 1)) at angle `angle`.
+template <class Real> Real sinusoid_bound(const Spec& spec, const Real& angle) {
+  using std::abs, std::ldexp;
+  const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
+  const FormatConstants storage = format_constants(spec.dtype);
+  const int growth = spec.precision == PrecisionClass::fp32_angle ? -22 : -100;
+  return ldexp(Real(1), -50) + abs(angle) * ldexp(Real(1), growth) + ldexp(Real(1), -52) + Real(compute.unit) +
+         Real(storage.unit) + Real(compute.subnormal_spacing) + Real(storage.subnormal_spacing);
+}
+
+// An ALiBi bias b's bound is |b| relative + absolute.
+template <class Real> struct BiasBoundTerms {
+  Real relative, absolute, largest;
+};
+template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec) {
+  using std::ldexp;
+  const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
+  const FormatConstants storage = format_constants(spec.dtype);
+  const Real relative = spec.precision == PrecisionClass::fp32_angle ? 4 * ldexp(Real(1), -24) + Real(storage.unit)
+                                                                     : ldexp(Real(1), -51) + Real(compute.unit) + Real(storage.unit);
+  return {relative, Real(compute.subnormal_spacing) + Real(storage.subnormal_spacing), Real(storage.largest)};
+}
 
 std::vector<Wide> kernel_error_bounds(const Reference<FastReal>& reference, const Point& point, std::span<const Wide> input);
 

@@ -1,0 +1,51 @@
+#pragma once
+// The campaign: replay the backend's saved regressions, then draw, run, verify and (on
+// failure) shrink and save the profile's random cases, then run the property catalog on the
+// backend's point evaluator; gather everything into one CampaignResult. Cases run one at a
+// time on the calling thread (a backend may need that); each case's buffers are drawn and
+// verified on the whole OpenMP team.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "harness/campaign_result.hpp"
+#include "harness/case_generator.hpp"
+#include "harness/profile.hpp"
+#include "harness/tensor_backend.hpp"
+
+namespace peconform::harness {
+
+struct CampaignOptions {
+  Profile profile;
+  std::uint64_t seed = 0;
+  std::optional<std::uint64_t> cases;  // overrides the profile's count
+  CaseFilters filters;
+  std::string filters_text;            // the filters as given, for the report
+  int shard_index = 1, shard_count = 1;
+  std::optional<double> time_budget_seconds;
+  std::optional<std::string> replay;   // run this one case only
+  std::filesystem::path regressions = "fixtures/regressions";
+  bool save_regressions = true;
+  bool run_properties = true;
+};
+
+// What a long run tells whoever watches it; every callback is optional and runs on the calling thread.
+struct CampaignProgress {
+  std::function<void(const std::string& phase, std::uint64_t done, std::uint64_t total, std::uint64_t elements,
+                     std::uint64_t failures, double seconds)>
+      advanced;
+  std::function<void(const FailureRecord&)> failed;
+};
+
+// Runs the campaign until done, `stop` is set (Ctrl-C) or the time budget runs out; the last
+// two mark the result partial. Throws SpecError for bad options or a bad replay case.
+CampaignResult run_campaign(const CampaignOptions& options, const TensorBackend& backend, const CampaignProgress& progress,
+                            const std::atomic<bool>& stop);
+
+// The command that replays a case on a backend.
+std::string replay_command(const std::string& backend, const std::string& case_text);
+
+}  // namespace peconform::harness

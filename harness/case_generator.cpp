@@ -1,0 +1,198 @@
+#include "harness/case_generator.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "harness/counter_random.hpp"
+#include "properties/generators.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform::harness {
+namespace {
+
+enum Stream : std::uint64_t { kCaseSeed = 1, kSpecSeed = 2, kShape = 3 };
+
+bool has_dtype(Family family) { return family != Family::t5 && family != Family::shaw; }
+bool has_precision(Family family) { return has_dtype(family) && family != Family::learned; }
+
+template <class T> bool allowed(const std::vector<T>& chosen, T value) {
+  return chosen.empty() || std::find(chosen.begin(), chosen.end(), value) != chosen.end();
+}
+
+// A spec of `family` from the property generators, drawn with a RapidCheck random of the case's
+// own seed (RapidCheck's generators are deterministic for a given random and size).
+Spec draw_spec(Family family, std::uint64_t seed) {
+  rc::Gen<Spec> gen = gen_any_spec();
+  switch (family) {
+    case Family::rope: gen = gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes}); break;
+    case Family::xpos:
+      gen = gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear, PlanKind::yarn}, Partial::sometimes});
+      break;
+    case Family::mrope: gen = gen_rotary_spec({Family::mrope, {PlanKind::none, PlanKind::linear}, Partial::sometimes}); break;
+    case Family::rope2d: gen = gen_rotary_spec({Family::rope2d, {PlanKind::none}, Partial::never}); break;
+    case Family::sinusoidal: gen = gen_sinusoidal_spec(); break;
+    case Family::xl: gen = gen_xl_spec(); break;
+    case Family::learned: gen = gen_learned_spec(); break;
+    case Family::alibi: gen = gen_alibi_spec(); break;
+    case Family::t5: gen = gen_t5_spec(); break;
+    case Family::shaw: gen = gen_shaw_spec(); break;
+  }
+  return gen(rc::Random(seed), 100).value();
+}
+
+// An offset for `count` consecutive positions below `limit`: log-uniform, or one of the edges
+// 0, 2^24 - 1, 2^24, 2^24 + 1 and the limit itself.
+std::int64_t draw_offset(CounterStream& random, std::int64_t count, std::int64_t limit) {
+  const std::int64_t top = std::max<std::int64_t>(0, limit - count + 1);
+  if (random.chance(0.3)) {
+    const std::int64_t edges[] = {0, (1 << 24) - 1, 1 << 24, (1 << 24) + 1, top};
+    return std::min(edges[random.below(std::size(edges))], top);
+  }
+  return random.log_uniform(1, std::max<std::int64_t>(1, top)) - 1;
+}
+
+std::string draw_order(CounterStream& random) {
+  switch (random.below(4)) {
+    case 0: case 1: return "bshd";
+    case 2: return "bhsd";
+    default: {
+      std::string order = "bshd";
+      for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[random.below(i + 1)]);
+      return order;
+    }
+  }
+}
+
+// A long call is one head over more than 65,536 tokens (launch grids broke there); a huge one
+// is a tensor past 2^31 elements (32-bit offsets broke there), in fp16 and in place to fit.
+enum class CallSize { normal, long_call, huge };
+
+void draw_rotary_shape(CaseDescription& c, CounterStream& random, std::int64_t budget, CallSize size) {
+  const bool long_call = size == CallSize::long_call;
+  c.heads = static_cast<int>(random.log_uniform(1, 32));
+  c.kv_heads = random.chance(0.5) ? std::max(1, c.heads >> random.below(4)) : 0;
+  c.batch = random.log_uniform(1, 4);
+  c.seq = long_call ? 65537 + static_cast<std::int64_t>(random.below(65536)) : random.log_uniform(1, 4096);
+  const std::int64_t per_token = static_cast<std::int64_t>(c.heads + c.kv_heads) * c.spec.d;
+  if (long_call) {
+    c.heads = 1, c.kv_heads = 0, c.batch = 1;
+  } else {
+    while (c.batch * c.seq * per_token > budget && c.seq > 1) c.seq = (c.seq + 1) / 2;
+    while (c.batch * c.seq * per_token > budget && c.batch > 1) --c.batch;
+    while (c.batch * c.seq * static_cast<std::int64_t>(c.heads + c.kv_heads) * c.spec.d > budget && c.heads > 1) {
+      c.heads = (c.heads + 1) / 2;
+      c.kv_heads = std::min(c.kv_heads, c.heads);
+    }
+  }
+  c.order = draw_order(random);
+  c.pad = random.chance(0.5) ? 0 : static_cast<int>(1 + random.below(8));
+  c.in_place = random.chance(0.3);
+  c.ids64 = random.chance(0.5);
+  const std::uint64_t mode = random.below(4);
+  c.positions = mode < 2 ? PositionMode::run : (mode == 2 ? PositionMode::cache : PositionMode::scattered);
+  if (size == CallSize::huge) {
+    c.spec.dtype = Dtype::fp16;
+    c.heads = 32, c.kv_heads = 0, c.batch = 1, c.in_place = true, c.pad = 0, c.order = "bshd";
+    c.seq = ((std::int64_t{1} << 31) / (32 * std::int64_t{c.spec.d})) + 1;
+  }
+  const std::int64_t limit = position_limit(c.spec);
+  const std::int64_t spread = c.positions == PositionMode::cache ? 4096 : 0;
+  c.offset = c.positions == PositionMode::scattered ? 0 : draw_offset(random, c.seq + spread, limit);
+}
+
+}  // namespace
+
+CellKey cell_of(const std::string& backend, const Spec& spec) {
+  return {backend, std::string(family_name(spec.family)), has_dtype(spec.family) ? std::string(dtype_name(spec.dtype)) : "int32",
+          has_precision(spec.family) ? std::string(precision_name(spec.precision)) : "exact"};
+}
+
+std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, const CaseFilters& filters) {
+  std::vector<CaseCell> cells;
+  for (const Family family : capabilities.families) {
+    if (!allowed(filters.families, family) || (filters.spec && filters.spec->family != family)) continue;
+    // Filters on dtype and class apply to the families that have them; T5 and Shaw have neither.
+    const bool typed = has_dtype(family), classed = has_precision(family);
+    if (!typed && (!filters.dtypes.empty() || !filters.precisions.empty())) continue;
+    for (const Dtype dtype : typed ? capabilities.dtypes : std::vector<Dtype>{Dtype::fp32}) {
+      if (typed && (!allowed(filters.dtypes, dtype) || (filters.spec && filters.spec->dtype != dtype))) continue;
+      for (const PrecisionClass precision :
+           classed ? capabilities.precisions : std::vector<PrecisionClass>{PrecisionClass::exact_angle}) {
+        if (classed && (!allowed(filters.precisions, precision) || (filters.spec && filters.spec->precision != precision)))
+          continue;
+        // ALiBi has no cos/sin to cache: lowp-cache says nothing more than exact-angle there.
+        if (family == Family::alibi && precision == PrecisionClass::lowp_cache && !filters.spec) continue;
+        cells.push_back({family, dtype, precision});
+      }
+    }
+  }
+  if (cells.empty()) throw SpecError("the filters (--spec, --family, --dtype, --precision) leave no case this backend supports");
+  return cells;
+}
+
+CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, const std::vector<CaseCell>& cells,
+                          const CaseFilters& filters, const Profile& profile, const BackendCapabilities& capabilities) {
+  const CaseCell& cell = cells[index % cells.size()];
+  CounterStream random(campaign_seed, kShape + 16 * index);
+  CaseDescription c;
+  c.seed = counter_hash(campaign_seed, kCaseSeed, index);
+  c.spec = filters.spec ? *filters.spec : draw_spec(cell.family, counter_hash(campaign_seed, kSpecSeed, index));
+  if (!filters.spec) {
+    if (has_dtype(cell.family)) c.spec.dtype = cell.dtype;
+    if (has_precision(cell.family)) c.spec.precision = cell.precision;
+  }
+  c.inputs = random.chance(0.25) ? InputKind::bit_patterns : InputKind::activations;
+  const std::int64_t budget = std::min(profile.largest_call_elements, capabilities.largest_call_elements);
+  const Family family = c.spec.family;
+  const std::int64_t limit = position_limit(c.spec);
+  if (is_rotary(family)) {
+    // The first rope case of a deep campaign is the huge one (rope: xPos stops at 2^20).
+    std::uint64_t first_rope = 0;
+    while (first_rope < cells.size() && cells[first_rope].family != Family::rope) ++first_rope;
+    const CallSize size = !profile.long_calls ? CallSize::normal
+                          : index == first_rope ? CallSize::huge
+                          : index % 64 == 1       ? CallSize::long_call
+                                                  : CallSize::normal;
+    draw_rotary_shape(c, random, budget, size);
+    return c;
+  }
+  switch (family) {
+    case Family::sinusoidal:
+    case Family::xl:
+      c.seq = std::min<std::int64_t>(random.log_uniform(1, 4096), std::max<std::int64_t>(1, budget / c.spec.d));
+      c.pad = random.chance(0.5) ? 0 : static_cast<int>(1 + random.below(8));
+      c.offset = family == Family::xl && random.chance(0.5) ? -draw_offset(random, c.seq, limit) - c.seq + 1
+                                                            : draw_offset(random, c.seq, limit);
+      break;
+    case Family::alibi:
+    case Family::t5:
+    case Family::shaw: {
+      const std::int64_t heads = family == Family::alibi ? c.spec.heads : 1;
+      c.seq = random.log_uniform(1, 512);
+      c.keys = random.log_uniform(1, 512);
+      while (heads * c.seq * c.keys > budget && c.seq > 1) c.seq = (c.seq + 1) / 2;
+      while (heads * c.seq * c.keys > budget && c.keys > 1) c.keys = (c.keys + 1) / 2;
+      c.offset = draw_offset(random, c.seq, limit);
+      // Keys near the queries most of the time (where buckets and clipping change), anywhere otherwise.
+      c.key_offset = random.chance(0.7)
+                         ? std::clamp<std::int64_t>(c.offset + static_cast<std::int64_t>(random.below(1024)) - 512, 0,
+                                                    limit - c.keys + 1)
+                         : draw_offset(random, c.keys, limit);
+      break;
+    }
+    case Family::learned:
+      c.batch = random.log_uniform(1, 4);
+      c.seq = random.log_uniform(1, 512);
+      c.ids64 = random.chance(0.5);
+      c.positions = random.chance(0.5) ? PositionMode::run : PositionMode::scattered;
+      if (c.positions == PositionMode::run) {
+        c.seq = std::min(c.seq, c.spec.rows);
+        c.offset = static_cast<std::int64_t>(random.below(static_cast<std::uint64_t>(c.spec.rows - c.seq + 1)));
+      }
+      break;
+    default: break;
+  }
+  return c;
+}
+
+}  // namespace peconform::harness

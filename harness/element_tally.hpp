@@ -1,0 +1,80 @@
+#pragma once
+// What one thread of the verifier gathers, and the formatting every failure shares: hex float
+// and decimal, ULPs in the storage dtype.
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "harness/verifier.hpp"
+
+namespace peconform::harness {
+
+// A failure's place in the order the verdict reports the first one by.
+struct FailureKey {
+  std::size_t operand = 0;
+  std::int64_t element = 0;
+  friend auto operator<=>(const FailureKey&, const FailureKey&) = default;
+};
+
+class ElementTally {
+ public:
+  CellStats stats;
+  std::uint64_t failing = 0;
+
+  // A bounded element: its error against its bound, at `position` (for the position plot).
+  [[gnu::always_inline]] void bounded(double error, double bound, double ulps, int position_bin) {
+    ++stats.elements;
+    ++stats.bounded_elements;
+    const double ratio = bound > 0 ? error / bound : (error > 0 ? std::numeric_limits<double>::infinity() : 0);
+    if (ratio > stats.worst_ratio) stats.worst_ratio = ratio;
+    if (ulps > stats.max_ulp) stats.max_ulp = ulps;
+    double& at = stats.worst_ratio_by_position[static_cast<std::size_t>(position_bin)];
+    if (ratio > at) at = ratio;
+    ++stats.ratio_histogram[static_cast<std::size_t>(ratio_bin(ratio))];
+  }
+  void identical() { ++stats.elements, ++stats.identical_elements; }
+  void unconstrained() { ++stats.elements, ++stats.unconstrained_elements; }
+  // Records a failure; `describe` builds the details only when it is the lowest so far.
+  template <class Describe> void fail(FailureKey key, Describe&& describe) {
+    ++failing;
+    ++stats.failed_elements;
+    if (!first_ || key < first_key_) {
+      first_key_ = key;
+      first_ = describe();
+    }
+  }
+  void merge(const ElementTally& other);
+  CaseVerdict verdict() const;
+
+ private:
+  std::optional<ElementFailure> first_;
+  FailureKey first_key_;
+};
+
+// "0x1.8p+0 (1.5)"
+std::string hex_and_decimal(double value);
+// |actual - reference| in units in the last place of `reference` in `type`; inline and free of
+// libm calls, as it runs per element.
+[[gnu::always_inline]] inline double ulps_between(double actual, double reference, ElementType type) {
+  int mantissa_bits = 23, min_exponent = -126;
+  switch (type) {
+    case ElementType::fp64: mantissa_bits = 52, min_exponent = -1022; break;
+    case ElementType::fp32: break;
+    case ElementType::fp16: mantissa_bits = 10, min_exponent = -14; break;
+    case ElementType::bf16: mantissa_bits = 7; break;
+    case ElementType::int32: return actual == reference ? 0 : std::numeric_limits<double>::infinity();
+  }
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(reference);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  if (biased == 0x7ff) return std::numeric_limits<double>::infinity();
+  int exponent = biased - 1023;
+  if (exponent < min_exponent) exponent = min_exponent;
+  const int spacing = exponent - mantissa_bits;  // >= -1074
+  const double ulp = std::bit_cast<double>(static_cast<std::uint64_t>(spacing + 1023) << 52);
+  const double difference = actual > reference ? actual - reference : reference - actual;
+  return spacing >= -1022 ? difference / ulp : difference * 0x1p1022 / std::bit_cast<double>(static_cast<std::uint64_t>(spacing + 2045) << 52);
+}
+
+}  // namespace peconform::harness

@@ -1,0 +1,30 @@
+#pragma once
+// The exact tier, for the elements the screen cannot decide: evaluated at their point with their
+// input, held to the bound backends/cpu/error_model.hpp computes in binary128. Built on first
+// use, once per call; safe to call from the OpenMP team (calls are serialised: they are rare).
+#include <memory>
+#include <span>
+
+#include "backends/implementation.hpp"
+#include "harness/kernel_call.hpp"
+#include "reference/reference.hpp"
+
+namespace peconform::harness {
+
+class Escalation {
+ public:
+  explicit Escalation(const KernelCall& call);
+  ~Escalation();
+  struct Decision {
+    double ratio;       // |actual - exact| / bound
+    double reference;   // the exact value, rounded to double
+  };
+  Decision decide(const Point& point, std::span<const Wide> input, std::size_t element, double actual);
+
+ private:
+  const KernelCall& call_;
+  std::unique_ptr<Evaluator> exact_;
+  std::unique_ptr<Reference<FastReal>> fast_;
+};
+
+}  // namespace peconform::harness

@@ -1,0 +1,109 @@
+// The verifiers for outputs that must be bit-identical: T5 buckets and Shaw indices (expected
+// once per distinct distance j - i), learned-table gathers, and the guards around every output.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "harness/family_verifiers.hpp"
+#include "harness/typed_access.hpp"
+#include "reference/relative_bias.hpp"
+
+namespace peconform::harness {
+
+ElementTally verify_indices(const KernelCall& call) {
+  const Spec& spec = call.spec;
+  const Buffer& out = call.outputs[0];
+  // Every distance j - i of the call, from the lowest.
+  const std::int64_t lowest = call.key_first - (call.first + call.rows - 1);
+  const std::int64_t distances = call.rows + call.keys - 1;
+  std::vector<T5Bucket> expected(static_cast<std::size_t>(distances));
+  for (std::int64_t k = 0; k < distances; ++k)
+    expected[static_cast<std::size_t>(k)] = spec.family == Family::t5 ? t5_bucket<FastReal>(spec, 0, lowest + k)
+                                                                      : T5Bucket{shaw_index(spec, 0, lowest + k), false};
+  std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel
+  {
+    ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)
+    for (std::int64_t q = 0; q < call.rows; ++q)
+      for (std::int64_t k = 0; k < call.keys; ++k) {
+        const Point point = row_point(call, q, k);
+        const T5Bucket& want = expected[static_cast<std::size_t>(point.c[1] - point.c[0] - lowest)];
+        const std::int64_t flat = q * call.keys + k;
+        const auto got = static_cast<std::int32_t>(out.bits(out.offset_of(0, 0, q, k)));
+        if (want.boundary) ++tally.stats.boundary_elements;
+        if (got == want.bucket) {
+          tally.identical();
+          continue;
+        }
+        tally.fail({0, flat}, [&] {
+          return ElementFailure{out.bits(out.offset_of(0, 0, q, k)) == sentinel_bits(ElementType::int32) ? "unwritten" : "mismatch",
+                                "index", flat, {0, q, k, 0}, format_point(spec.family, point),
+                                want.boundary ? "on a logarithmic bucket boundary" : "",
+                                fmt::format("{}", want.bucket), fmt::format("{}", got), INFINITY, INFINITY, "0"};
+        });
+      }
+  }
+  ElementTally total;
+  for (const ElementTally& tally : tallies) total.merge(tally);
+  return total;
+}
+
+ElementTally verify_gather(const KernelCall& call) {
+  const Spec& spec = call.spec;
+  const Buffer& table = call.inputs[0];
+  const Buffer& out = call.outputs[0];
+  ElementTally tally;
+  for (std::int64_t b = 0; b < call.batch; ++b)
+    for (std::int64_t s = 0; s < call.seq; ++s) {
+      const std::int64_t id = call.id(0, b, s);
+      for (std::int64_t e = 0; e < spec.d; ++e) {
+        const std::int64_t at = out.offset_of(b, s, 0, e), from = table.offset_of(0, 0, id, e);
+        if (out.bits(at) == table.bits(from)) {
+          tally.identical();
+          continue;
+        }
+        const std::int64_t flat = (b * call.seq + s) * spec.d + e;
+        tally.fail({0, flat}, [&] {
+          return ElementFailure{out.bits(at) == sentinel_bits(out.type) ? "unwritten" : "mismatch", "out", flat, {b, s, 0, e},
+                                fmt::format("{}", id), fmt::format("table row {}", id), hex_and_decimal(table.value(from)),
+                                hex_and_decimal(out.value(at)), INFINITY, INFINITY, "0"};
+        });
+      }
+    }
+  return tally;
+}
+
+ElementTally verify_guards(const KernelCall& call) {
+  ElementTally tally;
+  for (std::size_t o = 0; o < call.outputs.size(); ++o) {
+    const Buffer& out = call.outputs[o];
+    const std::int64_t logical_count = out.shape[0] * out.shape[1] * out.shape[2] * out.shape[3];
+    const std::uint64_t sentinel = sentinel_bits(out.type);
+    auto check = [&](std::int64_t i) {
+      if (out.bits(i) == sentinel) return;
+      // Guards and padding sit outside the logical elements; their keys follow them.
+      tally.fail({o, logical_count + i}, [&] {
+        const std::string where = i < out.origin ? fmt::format("{} elements before the tensor", out.origin - i)
+                                                 : fmt::format("storage index {} (padding or past the end)", i - out.origin);
+        return ElementFailure{"out-of-bounds", o == 0 ? "q" : "k", i - out.origin, {-1, -1, -1, -1}, where, "",
+                              hex_and_decimal(out.value(i)), fmt::format("bits {:#x}", out.bits(i)), INFINITY, INFINITY, ""};
+      });
+    };
+    // A dense layout has no padding inside: the guards are all there is to look at.
+    if (out.size() == logical_count + 2 * kGuardElements) {
+      for (std::int64_t i = 0; i < kGuardElements; ++i) check(i);
+      for (std::int64_t i = out.size() - kGuardElements; i < out.size(); ++i) check(i);
+      continue;
+    }
+    std::vector<bool> logical(static_cast<std::size_t>(out.size()), false);
+    for (std::int64_t b = 0; b < out.shape[0]; ++b)
+      for (std::int64_t s = 0; s < out.shape[1]; ++s)
+        for (std::int64_t h = 0; h < out.shape[2]; ++h)
+          for (std::int64_t e = 0; e < out.shape[3]; ++e) logical[static_cast<std::size_t>(out.offset_of(b, s, h, e))] = true;
+    for (std::int64_t i = 0; i < out.size(); ++i)
+      if (!logical[static_cast<std::size_t>(i)]) check(i);
+  }
+  return tally;
+}
+
+}  // namespace peconform::harness

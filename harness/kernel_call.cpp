@@ -1,0 +1,369 @@
+#include "harness/kernel_call.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "backends/cpu/storage.hpp"
+#include "harness/counter_random.hpp"
+#include "properties/generators.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform::harness {
+namespace {
+
+// Streams of counter_hash, one per thing drawn, so that no two draws share values.
+enum Stream : std::uint64_t { kValues = 100, kOutlierChannels = 200, kCacheStarts = 300, kScattered = 400, kEdges = 500 };
+
+struct Format {
+  int exponent_bits, mantissa_bits;
+};
+
+Format format_of(ElementType type) {
+  switch (type) {
+    case ElementType::fp64: return {11, 52};
+    case ElementType::fp32: return {8, 23};
+    case ElementType::fp16: return {5, 10};
+    case ElementType::bf16: return {8, 7};
+    case ElementType::int32: return {0, 0};
+  }
+  return {8, 23};
+}
+
+double decode(ElementType type, std::uint64_t bits) {
+  switch (type) {
+    case ElementType::fp64: return std::bit_cast<double>(bits);
+    case ElementType::fp32: return std::bit_cast<float>(static_cast<std::uint32_t>(bits));
+    case ElementType::fp16: return static_cast<double>(std::bit_cast<cpu::Half>(static_cast<std::uint16_t>(bits)));
+    case ElementType::bf16: return cpu::widen_bfloat16({static_cast<std::uint16_t>(bits)});
+    case ElementType::int32: return static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
+  }
+  return 0;
+}
+
+// The bits of `value` rounded to `type` (round to nearest; bf16 through float, which only
+// matters for values that are not already bf16, and is the same on every run).
+std::uint64_t encode(ElementType type, double value) {
+  switch (type) {
+    case ElementType::fp64: return std::bit_cast<std::uint64_t>(value);
+    case ElementType::fp32: return std::bit_cast<std::uint32_t>(static_cast<float>(value));
+    case ElementType::fp16: return std::bit_cast<std::uint16_t>(static_cast<cpu::Half>(value));
+    case ElementType::bf16: return cpu::narrow_to_bfloat16(static_cast<float>(value)).bits;
+    case ElementType::int32: return static_cast<std::uint32_t>(static_cast<std::int32_t>(value));
+  }
+  return 0;
+}
+
+void put_bits(Buffer& buffer, std::int64_t index, std::uint64_t bits) {
+  const std::size_t size = element_size(buffer.type);
+  std::memcpy(buffer.bytes.data() + index * static_cast<std::int64_t>(size), &bits, size);  // little-endian
+}
+
+// A buffer of `shape` laid out in `order` (outermost axis first) with `pad` spare elements
+// after every row and every outer axis, guards around it, all of it the sentinel.
+Buffer make_buffer(ElementType type, std::array<std::int64_t, 4> shape, const std::string& order, int pad) {
+  Buffer buffer;
+  buffer.type = type;
+  buffer.shape = shape;
+  std::int64_t extent = 1;
+  for (auto letter = order.rbegin(); letter != order.rend(); ++letter) {
+    const std::size_t axis = std::string_view("bshd").find(*letter);
+    buffer.stride[axis] = extent;
+    extent = extent * shape[axis] + pad;
+  }
+  buffer.origin = kGuardElements;
+  buffer.bytes.resize(static_cast<std::size_t>(extent + 2 * kGuardElements) * element_size(type));
+  const std::uint64_t sentinel = sentinel_bits(type);
+  auto fill = [&](auto unit) {
+    using Unit = decltype(unit);
+    auto* data = reinterpret_cast<Unit*>(buffer.bytes.data());
+    std::fill(data, data + buffer.size(), static_cast<Unit>(sentinel));
+  };
+  switch (element_size(type)) {
+    case 2: fill(std::uint16_t{}); break;
+    case 4: fill(std::uint32_t{}); break;
+    default: fill(std::uint64_t{}); break;
+  }
+  return buffer;
+}
+
+// The scale of each of the d channels: 1, or 8 to 63 for about one channel in 32, the
+// outliers real q and k carry.
+std::vector<double> channel_scales(const CaseDescription& c) {
+  std::vector<double> out;
+  for (std::int64_t e = 0; e < c.spec.d; ++e) {
+    const std::uint64_t channel = counter_hash(c.seed, kOutlierChannels, static_cast<std::uint64_t>(e));
+    out.push_back(below(channel, 32) == 0 ? 8.0 + static_cast<double>(below(channel >> 8, 56)) : 1.0);
+  }
+  return out;
+}
+
+// One input value of `type` for element `index` of an operand (its index in the original,
+// unshrunk case), as bits of `type`; `scale` is its channel's.
+[[gnu::always_inline]] inline std::uint64_t draw_bits(const CaseDescription& c, ElementType type, int operand, std::uint64_t index, double scale) {
+  const std::uint64_t h = counter_hash(c.seed, kValues + static_cast<std::uint64_t>(operand), index);
+  if (c.inputs == InputKind::activations) {
+    // Irwin-Hall: the sum of four 16-bit uniforms, centred and scaled to unit variance: a
+    // normal shape without libm, so the same bits on every machine.
+    double sum = 0;
+    for (int k = 0; k < 4; ++k) sum += static_cast<double>((h >> (16 * k)) & 0xffffu);
+    const double normal = (sum - 2 * 65535.0) / (65536.0 * std::sqrt(4.0 / 12.0));
+    return encode(type, normal * scale);
+  }
+  const auto [exponent_bits, mantissa_bits] = format_of(type);
+  const std::uint64_t mantissa_mask = (std::uint64_t{1} << mantissa_bits) - 1;
+  const std::uint64_t top = (std::uint64_t{1} << exponent_bits) - 1;
+  const std::uint64_t sign = (h >> 63) << (exponent_bits + mantissa_bits);
+  const std::uint64_t mantissa = (h >> 8) & mantissa_mask;
+  std::uint64_t exponent = 0, fraction = 0;
+  switch (below(h, 64)) {
+    case 0: case 1: case 2: break;                                                       // +-0
+    case 3: case 4: fraction = 1; break;                                                 // smallest subnormal
+    case 5: case 6: case 7: fraction = mantissa == 0 ? 1 : mantissa; break;              // a subnormal
+    case 8: case 9: exponent = top - 1; fraction = mantissa_mask; break;                 // largest finite
+    case 10: case 11: exponent = 1; break;                                               // smallest normal
+    // The canonical quiet NaN: a payload of its own would sometimes equal the sentinel's.
+    case 12: exponent = top; fraction = std::uint64_t{1} << (mantissa_bits - 1); break;
+    default: exponent = 1 + below(h >> 20, top - 1); fraction = mantissa; break;        // any normal binade
+  }
+  return sign | (exponent << mantissa_bits) | fraction;
+}
+
+// The ids the kernel is given for axis `axis` of token (b, s) of the original case, before
+// the call's offset.
+std::int64_t original_id(const CaseDescription& c, int axis, std::int64_t b, std::int64_t s, std::int64_t limit) {
+  const Family family = c.spec.family;
+  if (family == Family::learned && c.positions == PositionMode::scattered)
+    return static_cast<std::int64_t>(below(counter_hash(c.seed, kScattered, static_cast<std::uint64_t>(b * c.seq + s)),
+                                           static_cast<std::uint64_t>(c.spec.rows)));
+  const std::int64_t width = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(std::sqrt(double(c.seq)))));
+  switch (c.positions) {
+    case PositionMode::run:
+      if (family == Family::rope2d) return axis == 0 ? s % width : s / width;
+      return s;
+    case PositionMode::cache: {
+      const std::int64_t spread = std::clamp<std::int64_t>(limit - (c.offset + c.seq - 1), 0, 4096);
+      const std::int64_t start =
+          c.offset + static_cast<std::int64_t>(below(counter_hash(c.seed, kCacheStarts, static_cast<std::uint64_t>(b)),
+                                                     static_cast<std::uint64_t>(spread + 1)));
+      if (family == Family::rope2d) return start + (axis == 0 ? s % width : s / width);
+      if (family == Family::mrope && axis > 0)
+        return static_cast<std::int64_t>(below(counter_hash(c.seed, kCacheStarts + axis, static_cast<std::uint64_t>(b * c.seq + s)), 64));
+      return start + s;
+    }
+    case PositionMode::scattered: {
+      const std::uint64_t index = static_cast<std::uint64_t>((axis * c.batch + b) * c.seq + s);
+      const std::uint64_t h = counter_hash(c.seed, kScattered, index);
+      if (below(h, 8) == 0) {
+        const std::int64_t edges[] = {0, 1, (1 << 24) - 1, 1 << 24, (1 << 24) + 1, limit};
+        const std::int64_t edge = edges[below(counter_hash(c.seed, kEdges, index), std::size(edges))];
+        return std::min(edge, limit);
+      }
+      return static_cast<std::int64_t>(below(h >> 3, static_cast<std::uint64_t>(limit) + 1));
+    }
+  }
+  return s;
+}
+
+int id_axes(Family family) {
+  switch (family) {
+    case Family::mrope: return 3;
+    case Family::rope2d: return 2;
+    default: return 1;
+  }
+}
+
+std::int64_t pick(const std::optional<std::int64_t>& chosen, std::int64_t index) { return chosen ? *chosen : index; }
+
+// The sequence length dynamic NTK and LongRoPE key on: the plan's own, else one past the
+// largest position of the unshrunk case, as transformers takes max(position_ids) + 1.
+std::int64_t case_sequence_length(const CaseDescription& c, std::int64_t limit) {
+  if (c.spec.scaling.length) return *c.spec.scaling.length;
+  if (!is_rotary(c.spec.family)) return 1;
+  const std::int64_t call_offset = c.positions == PositionMode::run ? c.offset : 0;
+  std::int64_t largest = 0;
+  for (int axis = 0; axis < id_axes(c.spec.family); ++axis)
+    for (std::int64_t b = 0; b < c.batch; ++b)
+      for (std::int64_t s = 0; s < c.seq; ++s) largest = std::max(largest, original_id(c, axis, b, s, limit) + call_offset);
+  return largest + 1;
+}
+
+void check_range(const CaseDescription& c, std::int64_t limit) {
+  const Family family = c.spec.family;
+  if (c.offset < 0 && family != Family::xl && !(is_relative(family)))
+    throw SpecError(fmt::format("case offset {} is negative; positions of {} start at 0", c.offset, family_name(family)));
+  if (family == Family::learned) {
+    if (c.positions == PositionMode::run && c.offset + c.seq > c.spec.rows)
+      throw SpecError(fmt::format("case offset {} + seq {} runs past the table's {} rows", c.offset, c.seq, c.spec.rows));
+    if (c.positions == PositionMode::scattered && c.offset != 0)
+      throw SpecError(fmt::format("case offset {} with scattered ids can run past the table; use offset=0", c.offset));
+    if (c.positions == PositionMode::cache)
+      throw SpecError("case positions=cache does not apply to a learned table; use run or scattered");
+    return;
+  }
+  const std::int64_t end = c.offset + c.seq - 1;
+  if (end > limit || (is_relative(family) && family != Family::xl && c.key_offset + c.keys - 1 > limit))
+    throw SpecError(fmt::format("case positions reach {} , past {}'s limit {}", std::max(end, c.key_offset + c.keys - 1),
+                                family_name(family), limit));
+}
+
+}  // namespace
+
+ElementType element_type(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::fp64: return ElementType::fp64;
+    case Dtype::fp32: return ElementType::fp32;
+    case Dtype::fp16: return ElementType::fp16;
+    case Dtype::bf16: return ElementType::bf16;
+  }
+  return ElementType::fp32;
+}
+
+std::size_t element_size(ElementType type) {
+  switch (type) {
+    case ElementType::fp64: return 8;
+    case ElementType::fp32: return 4;
+    case ElementType::fp16: return 2;
+    case ElementType::bf16: return 2;
+    case ElementType::int32: return 4;
+  }
+  return 4;
+}
+
+std::uint64_t sentinel_bits(ElementType type) {
+  switch (type) {
+    case ElementType::fp64: return 0x7ff8dead5e171e1aull;
+    case ElementType::fp32: return 0x7fdead5e;
+    case ElementType::fp16: return 0x7e5b;
+    case ElementType::bf16: return 0x7fdb;
+    case ElementType::int32: return 0x5e171e1a;
+  }
+  return 0;
+}
+
+std::uint64_t Buffer::bits(std::int64_t index) const {
+  std::uint64_t out = 0;
+  std::memcpy(&out, bytes.data() + index * static_cast<std::int64_t>(element_size(type)), element_size(type));
+  return out;
+}
+
+double Buffer::value(std::int64_t index) const { return decode(type, bits(index)); }
+
+std::int64_t KernelCall::id(int axis, std::int64_t b, std::int64_t s) const {
+  const std::size_t index = static_cast<std::size_t>((axis * batch + b) * seq + s);
+  return (ids64 ? ids64_data[index] : ids32_data[index]) + id_offset;
+}
+
+Point token_point(const KernelCall& call, std::int64_t b, std::int64_t s) {
+  Point point;
+  for (int axis = 0; axis < call.axes; ++axis) point.c[static_cast<std::size_t>(axis)] = call.id(axis, b, s);
+  return point;
+}
+
+Point row_point(const KernelCall& call, std::int64_t row, std::int64_t key) {
+  if (call.spec.family == Family::sinusoidal || call.spec.family == Family::xl) return {{call.first + row, 0, 0}};
+  return {{call.first + row, call.key_first + key, 0}};
+}
+
+std::vector<Wide> input_values(const KernelCall& call, std::size_t operand, std::int64_t b, std::int64_t s, std::int64_t h) {
+  const Buffer& in = call.inputs[operand];
+  std::vector<Wide> out;
+  if (call.spec.family == Family::learned) {
+    for (std::int64_t r = 0; r < call.spec.rows; ++r)
+      for (std::int64_t e = 0; e < call.spec.d; ++e) out.emplace_back(in.value(in.offset_of(0, 0, r, e)));
+    return out;
+  }
+  for (std::int64_t e = 0; e < call.spec.d; ++e) out.emplace_back(in.value(in.offset_of(b, s, h, e)));
+  return out;
+}
+
+KernelCall materialize(const CaseDescription& c) {
+  const Spec& spec = c.spec;
+  c.validate();
+  const std::int64_t limit = position_limit(spec);
+  check_range(c, limit);
+  KernelCall call;
+  call.spec = spec;
+  call.in_place = c.in_place;
+  call.sequence_length = case_sequence_length(c, limit);
+  const Selection& sel = c.select;
+  const std::int64_t batch = sel.batch ? 1 : c.batch, seq = sel.token ? 1 : c.seq;
+  const ElementType type = element_type(spec.dtype);
+  const Family family = spec.family;
+
+  if (is_rotary(family) || family == Family::learned) {
+    call.batch = batch;
+    call.seq = seq;
+    call.axes = id_axes(family);
+    call.ids64 = c.ids64;
+    call.id_offset = c.positions == PositionMode::run ? c.offset : 0;
+    for (int axis = 0; axis < call.axes; ++axis)
+      for (std::int64_t b = 0; b < batch; ++b)
+        for (std::int64_t s = 0; s < seq; ++s) {
+          const std::int64_t id = original_id(c, axis, pick(sel.batch, b), pick(sel.token, s), limit);
+          if (c.ids64)
+            call.ids64_data.push_back(id);
+          else
+            call.ids32_data.push_back(static_cast<std::int32_t>(id));
+        }
+  }
+
+  const std::vector<double> scales = channel_scales(c);
+  if (is_rotary(family)) {
+    for (int operand = 0; operand < (c.kv_heads > 0 ? 2 : 1); ++operand) {
+      if (sel.operand && *sel.operand != operand) continue;
+      const int original_heads = operand == 0 ? c.heads : c.kv_heads;
+      const std::int64_t heads = sel.head ? 1 : original_heads;
+      Buffer input = make_buffer(type, {batch, seq, heads, spec.d}, c.order, c.pad);
+#pragma omp parallel for collapse(2) schedule(static)
+      for (std::int64_t b = 0; b < batch; ++b)
+        for (std::int64_t s = 0; s < seq; ++s)
+          for (std::int64_t h = 0; h < heads; ++h) {
+            const std::int64_t ob = pick(sel.batch, b), os = pick(sel.token, s), oh = sel.head ? *sel.head : h;
+            for (std::int64_t e = 0; e < spec.d; ++e) {
+              const auto index = static_cast<std::uint64_t>(((ob * c.seq + os) * original_heads + oh) * spec.d + e);
+              put_bits(input, input.offset_of(b, s, h, e), draw_bits(c, type, operand, index, scales[static_cast<std::size_t>(e)]));
+            }
+          }
+      call.outputs.push_back(c.in_place ? input : make_buffer(type, input.shape, c.order, c.pad));
+      call.inputs.push_back(std::move(input));
+    }
+    return call;
+  }
+
+  switch (family) {
+    case Family::learned: {
+      Buffer table = make_buffer(type, {1, 1, spec.rows, spec.d}, "bshd", 0);
+      for (std::int64_t r = 0; r < spec.rows; ++r)
+        for (std::int64_t e = 0; e < spec.d; ++e)
+          put_bits(table, table.offset_of(0, 0, r, e), draw_bits(c, type, 0, static_cast<std::uint64_t>(r * spec.d + e), scales[static_cast<std::size_t>(e)]));
+      call.inputs.push_back(std::move(table));
+      call.outputs.push_back(make_buffer(type, {batch, seq, 1, spec.d}, "bshd", 0));
+      break;
+    }
+    case Family::sinusoidal:
+    case Family::xl:
+      call.first = c.offset + (sel.token ? *sel.token : 0);
+      call.rows = seq;
+      call.outputs.push_back(make_buffer(type, {1, seq, 1, spec.d}, "bshd", c.pad));
+      break;
+    case Family::alibi:
+    case Family::t5:
+    case Family::shaw: {
+      call.first = c.offset + (sel.token ? *sel.token : 0);
+      call.rows = seq;
+      call.key_first = c.key_offset;
+      call.keys = c.keys;
+      const std::int64_t heads = family == Family::alibi ? spec.heads : 1;
+      call.outputs.push_back(
+          make_buffer(family == Family::alibi ? type : ElementType::int32, {1, heads, seq, c.keys}, "bshd", 0));
+      break;
+    }
+    default: break;
+  }
+  return call;
+}
+
+}  // namespace peconform::harness

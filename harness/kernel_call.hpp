@@ -1,0 +1,83 @@
+#pragma once
+// One kernel call as plain data, the form in which a case crosses into any backend (in this
+// process, a child process, a device): the spec, host buffers with their strides, the ids, the
+// ranges. A backend copies the inputs wherever its kernel runs and the outputs back into
+// `outputs`. Every buffer carries guard elements around it and between padded rows, filled with
+// a sentinel NaN, so that an unwritten element, a read of padding and a write out of bounds
+// all show in the result.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "backends/implementation.hpp"
+#include "harness/case_description.hpp"
+
+namespace peconform::harness {
+
+// What an element of a buffer holds: a float dtype, or an int32 index (T5 and Shaw outputs).
+enum class ElementType { fp64, fp32, fp16, bf16, int32 };
+ElementType element_type(Dtype dtype);
+std::size_t element_size(ElementType type);
+
+// Guard elements before and after every buffer.
+inline constexpr std::int64_t kGuardElements = 64;
+
+// A strided [batch, seq, heads, dim] tensor (tables: [1, rows, 1, d]; ALiBi: [1, heads, q, k];
+// T5 and Shaw: [1, 1, q, k]) inside `bytes`, whose element `origin` is [0, 0, 0, 0].
+struct Buffer {
+  ElementType type = ElementType::fp32;
+  std::array<std::int64_t, 4> shape{}, stride{};
+  std::int64_t origin = kGuardElements;
+  std::vector<std::byte> bytes;
+
+  std::int64_t offset_of(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t e) const {
+    return origin + b * stride[0] + s * stride[1] + h * stride[2] + e * stride[3];
+  }
+  std::int64_t size() const { return static_cast<std::int64_t>(bytes.size() / element_size(type)); }
+  void* data() { return bytes.data() + origin * static_cast<std::int64_t>(element_size(type)); }
+  const void* data() const { return bytes.data() + origin * static_cast<std::int64_t>(element_size(type)); }
+  // The element at storage index `index` (not logical), widened exactly to double.
+  double value(std::int64_t index) const;
+  std::uint64_t bits(std::int64_t index) const;
+};
+
+// The bit pattern every guard, padding and unwritten output element starts as: a quiet NaN
+// with a payload no arithmetic produces.
+std::uint64_t sentinel_bits(ElementType type);
+
+struct KernelCall {
+  Spec spec;
+  std::int64_t sequence_length = 1;  // what dynamic NTK and LongRoPE key on, from the unshrunk case
+  bool in_place = false;
+  // Rotary: one operand per tensor (q, then k); the kernel reads inputs[i] and writes outputs[i],
+  // which in place starts as a copy of inputs[i] and is read and written. Learned: inputs[0] is
+  // the [1, 1, rows, d] table. Other families have no inputs.
+  std::vector<Buffer> inputs, outputs;
+  // Rotary and learned: [axes, batch, seq] contiguous ids (int64 or int32), plus id_offset.
+  std::int64_t batch = 1, seq = 1;
+  int axes = 1;
+  bool ids64 = true;
+  std::vector<std::int64_t> ids64_data;
+  std::vector<std::int32_t> ids32_data;
+  std::int64_t id_offset = 0;
+  // Tables: rows from `first` (sinusoidal positions, xl distances). Relative: queries from
+  // `first`, `keys` keys from `key_first`.
+  std::int64_t first = 0, rows = 0, key_first = 0, keys = 0;
+
+  std::int64_t id(int axis, std::int64_t b, std::int64_t s) const;  // with id_offset added
+};
+
+// Where the reference evaluates: token (b, s) of a rotary or learned call, row `row` of a
+// table, or (query row, key `key`) of a relative call.
+Point token_point(const KernelCall& call, std::int64_t b, std::int64_t s);
+Point row_point(const KernelCall& call, std::int64_t row, std::int64_t key);
+// The d input values of head h of token (b, s) of rotary operand `operand`, or a learned
+// call's whole table, as the reference takes them.
+std::vector<Wide> input_values(const KernelCall& call, std::size_t operand, std::int64_t b, std::int64_t s, std::int64_t h);
+
+// The call `description` names, with its buffers drawn from its seed. Throws SpecError for a
+// description the family cannot take (a position past the family's limit, say).
+KernelCall materialize(const CaseDescription& description);
+
+}  // namespace peconform::harness

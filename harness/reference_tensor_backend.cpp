@@ -1,0 +1,87 @@
+#include "harness/reference_tensor_backend.hpp"
+
+#include <cstring>
+
+namespace peconform::harness {
+namespace {
+
+// `value` rounded to the buffer's type (through double: a second rounding no dtype's bound notices).
+void store(Buffer& buffer, std::int64_t index, const Wide& value) {
+  const double wide = static_cast<double>(value);
+  std::uint64_t bits = 0;
+  switch (buffer.type) {
+    case ElementType::fp64: bits = std::bit_cast<std::uint64_t>(wide); break;
+    case ElementType::fp32: bits = std::bit_cast<std::uint32_t>(static_cast<float>(wide)); break;
+    case ElementType::fp16: bits = std::bit_cast<std::uint16_t>(static_cast<_Float16>(wide)); break;
+    case ElementType::bf16: {
+      // Round to nearest even from float's bits, a NaN staying a NaN.
+      const std::uint32_t f = std::bit_cast<std::uint32_t>(static_cast<float>(wide));
+      bits = (f & 0x7fffffffu) > 0x7f800000u ? (f >> 16) | 0x40u : (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;
+      break;
+    }
+    case ElementType::int32: bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(wide)); break;
+  }
+  std::memcpy(buffer.bytes.data() + index * static_cast<std::int64_t>(element_size(buffer.type)), &bits,
+              element_size(buffer.type));
+}
+
+class ReferenceTensorBackend final : public TensorBackend {
+ public:
+  ReferenceTensorBackend(const Implementation& tier, std::int64_t largest) : tier_(tier), largest_(largest) {}
+  std::string name() const override { return tier_.name(); }
+  BackendCapabilities capabilities() const override {
+    return {all_families(),
+            {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16},
+            {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache},
+            largest_,
+            true};
+  }
+  const Implementation* points() const override { return &tier_; }
+
+  void run(KernelCall& call) const override {
+    const std::unique_ptr<Evaluator> evaluator = tier_.prepare(call.spec, call.sequence_length);
+    const Family family = call.spec.family;
+    if (family == Family::learned) {
+      const std::vector<Wide> table = input_values(call, 0, 0, 0, 0);
+      for (std::int64_t b = 0; b < call.batch; ++b)
+        for (std::int64_t s = 0; s < call.seq; ++s) write_row(call.outputs[0], b, s, 0, evaluator->evaluate(token_point(call, b, s), table));
+      return;
+    }
+    if (is_rotary(family)) {
+      for (std::size_t o = 0; o < call.outputs.size(); ++o) {
+        Buffer& out = call.outputs[o];
+        for (std::int64_t b = 0; b < out.shape[0]; ++b)
+          for (std::int64_t s = 0; s < out.shape[1]; ++s)
+            for (std::int64_t h = 0; h < out.shape[2]; ++h)
+              write_row(out, b, s, h, evaluator->evaluate(token_point(call, b, s), input_values(call, o, b, s, h)));
+      }
+      return;
+    }
+    Buffer& out = call.outputs[0];
+    if (family == Family::sinusoidal || family == Family::xl) {
+      for (std::int64_t r = 0; r < call.rows; ++r) write_row(out, 0, r, 0, evaluator->evaluate(row_point(call, r, 0), {}));
+      return;
+    }
+    for (std::int64_t q = 0; q < call.rows; ++q)
+      for (std::int64_t k = 0; k < call.keys; ++k) {
+        const std::vector<Wide> values = evaluator->evaluate(row_point(call, q, k), {});
+        for (std::size_t h = 0; h < values.size(); ++h) store(out, out.offset_of(0, static_cast<std::int64_t>(h), q, k), values[h]);
+      }
+  }
+
+ private:
+  static void write_row(Buffer& out, std::int64_t b, std::int64_t s, std::int64_t h, const std::vector<Wide>& values) {
+    for (std::size_t e = 0; e < values.size(); ++e) store(out, out.offset_of(b, s, h, static_cast<std::int64_t>(e)), values[e]);
+  }
+
+  const Implementation& tier_;
+  std::int64_t largest_;
+};
+
+}  // namespace
+
+std::unique_ptr<TensorBackend> make_reference_tensor_backend(const Implementation& tier, std::int64_t largest_call_elements) {
+  return std::make_unique<ReferenceTensorBackend>(tier, largest_call_elements);
+}
+
+}  // namespace peconform::harness

@@ -1,0 +1,267 @@
+// The verifier for the rotary families (rope, xpos, mrope, rope2d): per token, cos and sin of
+// every pair once (screened_cos_sin), shared by every head of every operand.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <omp.h>
+#include <vector>
+
+#include "backends/cpu/error_model.hpp"
+#include "harness/element_tally.hpp"
+#include "harness/escalation.hpp"
+#include "harness/family_verifiers.hpp"
+#include "harness/screened_cos_sin.hpp"
+#include "harness/typed_access.hpp"
+#include "reference/rotary.hpp"
+
+namespace peconform::harness {
+namespace {
+
+struct PairConstants {
+  std::size_t a = 0, b = 0;
+  int axis = 0;
+  Wide frequency;
+  Wide log_zeta = 0;  // xPos: ln(zeta_i) / scale_base, signed by role
+};
+
+// What every head at one token needs of one pair.
+struct TokenPair {
+  double cos = 0, sin = 0;  // with the amplitude and the sign folded in
+  double amplitude = 0;
+  cpu::RotaryBoundTerms<double> terms;
+  double claim_scale = 0;
+  double reference_relative = 0;  // the screen's own error, relative to A r
+  // Where A is so small that double's subnormals would swamp the bound (xPos keys far out),
+  // the reference is formed in binary128 instead, from these.
+  bool in_binary128 = false;
+  Wide cos_wide, sin_wide;
+};
+
+// Below this amplitude (or A r) the double screen's underflow would be as large as the kernel's
+// own subnormal error.
+constexpr double kSmallestScreenedAmplitude = 0x1p-900;
+
+// Rounding the double evaluation of the bound itself could shave a few ulps off it; this keeps
+// the screen's bound at or above the true one.
+constexpr double kBoundRounding = 1 + 0x1p-40;
+
+std::vector<PairConstants> pair_constants(const KernelCall& call, const Reference<FastReal>& reference) {
+  const Spec& spec = call.spec;
+  const auto [start, dims] = rotary_slice(spec);
+  std::vector<PairConstants> out;
+  for (int pair = 0; pair < dims / 2; ++pair) {
+    const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
+    PairConstants c{a, b, rotary_axis(spec, pair), reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)], 0};
+    if (spec.family == Family::xpos) {
+      const Wide log_zeta = log(xpos_zeta<Wide>(spec, pair)) / from_decimal<Wide>(spec.scale_base);
+      c.log_zeta = spec.role == XposRole::query ? log_zeta : -log_zeta;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& point, const Wide& attention) {
+  const Wide angle = Wide(point.c[static_cast<std::size_t>(pair.axis)]) * pair.frequency;
+  const ScreenedCosSin cs = screened_cos_sin(angle);
+  // xPos's factor in binary128, so that the screen's amplitude is off by one rounding to double.
+  const Wide log_xpos_wide = spec.family == Family::xpos ? Wide(point.c[0]) * pair.log_zeta : Wide(0);
+  const double log_xpos = static_cast<double>(log_xpos_wide);
+  const double xpos = spec.family == Family::xpos ? static_cast<double>(exp(log_xpos_wide)) : 1.0;
+  TokenPair t;
+  t.amplitude = static_cast<double>(spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention);
+  t.cos = cs.cos * t.amplitude;
+  t.sin = spec.sign * cs.sin * t.amplitude;
+  t.terms = cpu::rotary_bound_terms<double>(spec, std::abs(static_cast<double>(angle)), log_xpos);
+  t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
+  // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
+  // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
+  t.reference_relative = 1.4143 * cs.error + 6 * 0x1p-53;
+  if (t.amplitude < kSmallestScreenedAmplitude) {
+    const Wide amplitude = spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention;
+    t.in_binary128 = true;
+    t.cos_wide = Wide(cs.cos) * amplitude;
+    t.sin_wide = Wide(spec.sign * cs.sin) * amplitude;
+    t.reference_relative = 1.4143 * cs.error + 0x1p-100;  // binary128's roundings, generously
+  }
+  return t;
+}
+
+template <class Access>
+void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs, const std::vector<std::size_t>& pass_through,
+                 const std::vector<TokenPair>& token, std::int64_t b, std::int64_t s, const Point& point,
+                 Escalation& escalation, ElementTally& tally) {
+  const Spec& spec = call.spec;
+  const ElementType type = element_type(spec.dtype);
+  const std::uint64_t sentinel = sentinel_bits(type);
+  const int bin = position_bin(point.c[0]);
+  for (std::size_t o = 0; o < call.outputs.size(); ++o) {
+    const Buffer& in = call.inputs[o];
+    const Buffer& out = call.outputs[o];
+    const std::int64_t heads = out.shape[2];
+    std::vector<std::size_t> slow(pairs.size());
+    for (std::int64_t h = 0; h < heads; ++h) {
+      std::size_t slow_count = 0;
+      const std::int64_t row = ((b * out.shape[1] + s) * heads + h) * spec.d;
+      auto describe = [&](std::string kind, std::size_t e, std::string input, double reference, double actual, double ratio,
+                          double bound) {
+        return ElementFailure{std::move(kind), o == 0 ? "q" : "k", row + static_cast<std::int64_t>(e),
+                              {b, s, h, static_cast<std::int64_t>(e)}, format_point(spec.family, point), std::move(input),
+                              hex_and_decimal(reference), hex_and_decimal(actual), ulps_between(actual, reference, type),
+                              ratio, hex_and_decimal(bound)};
+      };
+      for (const std::size_t e : pass_through) {
+        const std::int64_t at = out.offset_of(b, s, h, static_cast<std::int64_t>(e));
+        const std::int64_t from = in.offset_of(b, s, h, static_cast<std::int64_t>(e));
+        const std::uint64_t got = Access::bits(out, at);
+        if (got == Access::bits(in, from)) {
+          tally.identical();
+          continue;
+        }
+        tally.fail({o, row + static_cast<std::int64_t>(e)}, [&] {
+          const double x = Access::value(in, from);
+          return describe(!call.in_place && got == sentinel ? "unwritten" : "mismatch", e, hex_and_decimal(x), x,
+                          Access::value(out, at), INFINITY, 0);
+        });
+      }
+      // The fast path: every pair whose two elements the screen decides as passes, with finite
+      // values, a bound that constrains them and nothing near double's subnormals, is tallied
+      // here in one tight loop; anything else goes to the full check below.
+      const std::int64_t in_base = in.offset_of(b, s, h, 0), out_base = out.offset_of(b, s, h, 0);
+      const std::int64_t in_step = in.stride[3], out_step = out.stride[3];
+      for (std::size_t j = 0; j < pairs.size(); ++j) {
+        const PairConstants& pair = pairs[j];
+        const TokenPair& t = token[j];
+        const auto ea = static_cast<std::int64_t>(pair.a), eb = static_cast<std::int64_t>(pair.b);
+        const double xa = Access::value(in, in_base + ea * in_step), xb = Access::value(in, in_base + eb * in_step);
+        const double ya = Access::value(out, out_base + ea * out_step), yb = Access::value(out, out_base + eb * out_step);
+        const double r = std::sqrt(xa * xa + xb * xb);
+        const double scale = t.amplitude * r;
+        const double bound = (scale * t.terms.relative + r * t.terms.per_norm + t.terms.absolute) * kBoundRounding;
+        const double screen = scale * t.reference_relative;
+        const double ra = xa * t.cos - xb * t.sin, rb = xa * t.sin + xb * t.cos;
+        const double da = std::abs(ya - ra), db = std::abs(yb - rb);
+        const bool decided = !t.in_binary128 && scale >= kSmallestScreenedAmplitude && bound < scale &&
+                             t.claim_scale * std::max(r, 1.0) * (1 + 0x1p-6) < t.terms.largest &&
+                             da + screen <= bound && db + screen <= bound;
+        if (!decided) {
+          slow[slow_count++] = j;
+          continue;
+        }
+        tally.bounded(da, bound, ulps_between(ya, ra, type), bin);
+        tally.bounded(db, bound, ulps_between(yb, rb, type), bin);
+      }
+      for (std::size_t k = 0; k < slow_count; ++k) {
+        const std::size_t j = slow[k];
+        const PairConstants& pair = pairs[j];
+        const TokenPair& t = token[j];
+        const std::int64_t ia = in.offset_of(b, s, h, static_cast<std::int64_t>(pair.a));
+        const std::int64_t ib = in.offset_of(b, s, h, static_cast<std::int64_t>(pair.b));
+        const double xa = Access::value(in, ia), xb = Access::value(in, ib);
+        const std::int64_t oa = out.offset_of(b, s, h, static_cast<std::int64_t>(pair.a));
+        const std::int64_t ob = out.offset_of(b, s, h, static_cast<std::int64_t>(pair.b));
+        const double ya = Access::value(out, oa), yb = Access::value(out, ob);
+        auto input_text = [&] { return fmt::format("x[{}]={}, x[{}]={}", pair.a, hex_and_decimal(xa), pair.b, hex_and_decimal(xb)); };
+        if (std::isnan(xa) || std::isnan(xb)) {
+          // The propagation policy: a NaN in a pair makes both of its outputs NaN.
+          for (const auto& [e, y] : {std::pair{pair.a, ya}, std::pair{pair.b, yb}}) {
+            if (std::isnan(y) && (call.in_place || Access::bits(out, e == pair.a ? oa : ob) != sentinel)) {
+              tally.identical();
+            } else {
+              tally.fail({o, row + static_cast<std::int64_t>(e)},
+                         [&] { return describe(std::isnan(y) ? "unwritten" : "nan", e, input_text(), NAN, y, INFINITY, 0); });
+            }
+          }
+          continue;
+        }
+        double r2 = xa * xa + xb * xb;
+        const double r = (std::isfinite(r2) && r2 > 0x1p-900) ? std::sqrt(r2) : std::hypot(xa, xb);
+        const double scale = t.amplitude * r;
+        const bool claimed = cpu::within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
+        const double bound = claimed ? (scale * t.terms.relative + r * t.terms.per_norm + t.terms.absolute) * kBoundRounding : INFINITY;
+        if (!std::isfinite(bound) || (scale > 0 && bound >= scale)) {
+          tally.unconstrained();
+          tally.unconstrained();
+          continue;
+        }
+        // Elements near double's subnormals (tiny inputs, or a tiny amplitude) are formed in
+        // binary128, where nothing underflows; the rest in double.
+        const bool wide = t.in_binary128 || scale < kSmallestScreenedAmplitude;
+        const double screen_error = scale * t.reference_relative;
+        Wide wide_reference[2];
+        if (wide) {
+          const Wide c = t.in_binary128 ? t.cos_wide : Wide(t.cos), sn = t.in_binary128 ? t.sin_wide : Wide(t.sin);
+          wide_reference[0] = Wide(xa) * c - Wide(xb) * sn;
+          wide_reference[1] = Wide(xa) * sn + Wide(xb) * c;
+        }
+        const double reference[2] = {wide ? static_cast<double>(wide_reference[0]) : xa * t.cos - xb * t.sin,
+                                     wide ? static_cast<double>(wide_reference[1]) : xa * t.sin + xb * t.cos};
+        const double actual[2] = {ya, yb};
+        const std::int64_t stored[2] = {oa, ob};
+        const std::size_t element[2] = {pair.a, pair.b};
+        for (int k = 0; k < 2; ++k) {
+          const double y = actual[k], expected = reference[k];
+          const std::size_t e = element[k];
+          const std::int64_t key = row + static_cast<std::int64_t>(e);
+          std::string kind;
+          if (!call.in_place && Access::bits(out, stored[k]) == sentinel) kind = "unwritten";
+          else if (std::isnan(y)) kind = "nan";
+          else if (std::isinf(y)) kind = "inf";
+          if (!kind.empty()) {
+            tally.fail({o, key}, [&] { return describe(kind, e, input_text(), expected, y, INFINITY, bound); });
+            continue;
+          }
+          double error = wide ? static_cast<double>(abs(Wide(y) - wide_reference[k])) : std::abs(y - expected);
+          double ratio = error / bound;
+          if (error + screen_error > bound && error - screen_error <= bound) {
+            ++tally.stats.escalations;
+            const std::vector<Wide> input = input_values(call, o, b, s, h);
+            const Escalation::Decision decision = escalation.decide(point, input, e, y);
+            ratio = decision.ratio;
+            error = ratio * bound;
+          }
+          tally.bounded(error, bound, ulps_between(y, expected, type), bin);
+          if (ratio > 1) {
+            const bool flipped = y != 0 && expected != 0 && std::signbit(y) != std::signbit(expected) && std::abs(expected) > bound;
+            tally.fail({o, key}, [&] { return describe(flipped ? "sign" : "numeric", e, input_text(), expected, y, ratio, bound); });
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+ElementTally verify_rotary(const KernelCall& call) {
+  const Spec& spec = call.spec;
+  const Reference<FastReal> reference(spec, call.sequence_length);
+  const Wide& attention = reference.frequencies().attention;
+  const std::vector<PairConstants> pairs = pair_constants(call, reference);
+  std::vector<std::size_t> pass_through;
+  const auto [start, dims] = rotary_slice(spec);
+  for (int e = 0; e < spec.d; ++e)
+    if (e < start || e >= start + dims) pass_through.push_back(static_cast<std::size_t>(e));
+  Escalation escalation(call);
+  const std::int64_t batch = call.outputs[0].shape[0], seq = call.outputs[0].shape[1];
+  std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel
+  {
+    ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
+    std::vector<TokenPair> token(pairs.size());
+#pragma omp for schedule(static)
+    for (std::int64_t t = 0; t < batch * seq; ++t) {
+      const std::int64_t b = t / seq, s = t % seq;
+      const Point point = token_point(call, b, s);
+      for (std::size_t j = 0; j < pairs.size(); ++j) token[j] = token_pair(spec, pairs[j], point, attention);
+      with_typed_access(spec.dtype, [&](auto access) {
+        check_token<decltype(access)>(call, pairs, pass_through, token, b, s, point, escalation, tally);
+      });
+    }
+  }
+  ElementTally total;
+  for (const ElementTally& tally : tallies) total.merge(tally);
+  return total;
+}
+
+}  // namespace peconform::harness

@@ -1,0 +1,27 @@
+#pragma once
+// Shrinks a failing case to the smallest call that still fails the same way: the failing
+// element's batch row, token, head and operand alone (select=), then plain strides, no
+// padding, out of place, each kept only if the case still fails with the same kind.
+#include "harness/case_description.hpp"
+#include "harness/tensor_backend.hpp"
+#include "harness/verifier.hpp"
+
+namespace peconform::harness {
+
+// The verdict of running `description` on `backend`; a call the backend refuses or throws on
+// fails with kind "error" and the exception's message.
+struct CaseOutcome {
+  CaseVerdict verdict;
+  std::string error;  // what the backend threw, if it threw
+  double draw_seconds = 0, kernel_seconds = 0, verify_seconds = 0;
+  bool failed() const { return verdict.failed() || !error.empty(); }
+};
+CaseOutcome run_case(const CaseDescription& description, const TensorBackend& backend);
+
+struct Shrunk {
+  CaseDescription description;
+  CaseOutcome outcome;
+};
+Shrunk shrink_case(const CaseDescription& failing, const CaseOutcome& outcome, const TensorBackend& backend);
+
+}  // namespace peconform::harness

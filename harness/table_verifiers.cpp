@@ -1,0 +1,181 @@
+// The verifiers for outputs that are tables of the position alone: sinusoidal and
+// Transformer-XL rows (screened cos/sin per entry), ALiBi biases (slope times distance).
+#include <cmath>
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "backends/cpu/error_model.hpp"
+#include "harness/escalation.hpp"
+#include "harness/family_verifiers.hpp"
+#include "harness/screened_cos_sin.hpp"
+#include "harness/typed_access.hpp"
+#include "reference/element_scales.hpp"
+
+namespace peconform::harness {
+namespace {
+
+constexpr double kBoundRounding = 1 + 0x1p-40;
+
+// One screened element: classify, screen, escalate if undecided, tally.
+struct Screened {
+  double actual, expected, bound, screen_error;
+  bool written;
+};
+
+template <class Describe>
+void check_screened(const Screened& x, FailureKey key, std::int64_t position, ElementType type, Escalation& escalation,
+                    const Point& point, std::size_t element, ElementTally& tally, Describe&& describe) {
+  std::string kind;
+  if (!x.written) kind = "unwritten";
+  else if (std::isnan(x.actual)) kind = "nan";
+  else if (std::isinf(x.actual)) kind = "inf";
+  if (!kind.empty()) {
+    tally.fail(key, [&] { return describe(kind, x.expected, x.actual, INFINITY); });
+    return;
+  }
+  double error = std::abs(x.actual - x.expected), ratio = error / x.bound;
+  if (error + x.screen_error > x.bound && error - x.screen_error <= x.bound) {
+    ++tally.stats.escalations;
+    ratio = escalation.decide(point, {}, element, x.actual).ratio;
+    error = ratio * x.bound;
+  }
+  tally.bounded(error, x.bound, ulps_between(x.actual, x.expected, type), position_bin(position));
+  if (ratio > 1) {
+    const bool flipped = x.actual != 0 && x.expected != 0 && std::signbit(x.actual) != std::signbit(x.expected) &&
+                         std::abs(x.expected) > x.bound;
+    tally.fail(key, [&] { return describe(flipped ? "sign" : "numeric", x.expected, x.actual, ratio); });
+  }
+}
+
+}  // namespace
+
+ElementTally verify_sinusoid(const KernelCall& call) {
+  const Spec& spec = call.spec;
+  const Reference<FastReal> reference(spec, call.sequence_length);
+  const Buffer& out = call.outputs[0];
+  const ElementType type = out.type;
+  const std::uint64_t sentinel = sentinel_bits(type);
+  const bool sine_second = spec.family == Family::sinusoidal && spec.order == SinusoidalOrder::cos_sin;
+  Escalation escalation(call);
+  std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel
+  {
+    ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(static)
+    for (std::int64_t row = 0; row < call.rows; ++row) {
+      const Point point = row_point(call, row, 0);
+      const std::int64_t position = point.c[0] + (spec.family == Family::sinusoidal ? spec.offset : 0);
+      std::vector<bool> paired(static_cast<std::size_t>(spec.d), false);
+      with_typed_access(spec.dtype, [&](auto access) {
+        using Access = decltype(access);
+        for (const TablePairScale<Wide>& pair : table_pair_scales(reference, point)) {
+          const ScreenedCosSin cs = screened_cos_sin(pair.angle);
+          const double angle = std::abs(static_cast<double>(pair.angle));
+          const double bound = cpu::sinusoid_bound<double>(spec, angle) * kBoundRounding;
+          const std::size_t sine = sine_second ? pair.second : pair.first, cosine = sine_second ? pair.first : pair.second;
+          for (const auto& [e, expected] : {std::pair{sine, cs.sin}, std::pair{cosine, cs.cos}}) {
+            paired[e] = true;
+            if (bound >= 1) {
+              tally.unconstrained();
+              continue;
+            }
+            const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
+            const Screened x{Access::value(out, at), expected, bound, cs.error, Access::bits(out, at) != sentinel};
+            check_screened(x, {0, row * spec.d + static_cast<std::int64_t>(e)}, position, type, escalation, point, e, tally,
+                           [&](std::string kind, double ref, double actual, double ratio) {
+                             return ElementFailure{kind, "table", row * spec.d + static_cast<std::int64_t>(e),
+                                                   {0, row, 0, static_cast<std::int64_t>(e)}, format_point(spec.family, point),
+                                                   fmt::format("angle {:.17g}", angle), hex_and_decimal(ref),
+                                                   hex_and_decimal(actual), ulps_between(actual, ref, type), ratio,
+                                                   hex_and_decimal(bound)};
+                           });
+          }
+        }
+        // Odd d: the column no pair fills is +0 exactly.
+        for (std::size_t e = 0; e < paired.size(); ++e) {
+          if (paired[e]) continue;
+          const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
+          if (Access::bits(out, at) == 0) {
+            tally.identical();
+            continue;
+          }
+          tally.fail({0, row * spec.d + static_cast<std::int64_t>(e)}, [&] {
+            return ElementFailure{Access::bits(out, at) == sentinel ? "unwritten" : "mismatch", "table",
+                                  row * spec.d + static_cast<std::int64_t>(e), {0, row, 0, static_cast<std::int64_t>(e)},
+                                  format_point(spec.family, point), "zero column", hex_and_decimal(0.0),
+                                  hex_and_decimal(Access::value(out, at)), INFINITY, INFINITY, hex_and_decimal(0.0)};
+          });
+        }
+      });
+    }
+  }
+  ElementTally total;
+  for (const ElementTally& tally : tallies) total.merge(tally);
+  return total;
+}
+
+ElementTally verify_alibi(const KernelCall& call) {
+  const Spec& spec = call.spec;
+  const Reference<FastReal> reference(spec, call.sequence_length);
+  std::vector<double> slopes;
+  for (const Wide& slope : reference.alibi_slopes()) slopes.push_back(static_cast<double>(slope));
+  const cpu::BiasBoundTerms<double> terms = cpu::alibi_bound_terms<double>(spec);
+  const Buffer& out = call.outputs[0];
+  const ElementType type = out.type;
+  const std::uint64_t sentinel = sentinel_bits(type);
+  Escalation escalation(call);
+  std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
+  const std::int64_t heads = out.shape[1];
+#pragma omp parallel
+  {
+    ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for collapse(2) schedule(static)
+    for (std::int64_t h = 0; h < heads; ++h)
+      for (std::int64_t q = 0; q < call.rows; ++q) {
+        const double slope = slopes[static_cast<std::size_t>(h)];
+        with_typed_access(spec.dtype, [&](auto access) {
+          using Access = decltype(access);
+          for (std::int64_t k = 0; k < call.keys; ++k) {
+            const Point point = row_point(call, q, k);
+            const std::int64_t i = point.c[0], j = point.c[1];
+            const std::int64_t at = out.offset_of(0, h, q, k);
+            const std::int64_t flat = (h * call.rows + q) * call.keys + k;
+            const double actual = Access::value(out, at);
+            auto describe = [&](std::string kind, double ref, double got, double ratio, double bound) {
+              return ElementFailure{kind, "bias", flat, {h, q, k, 0}, format_point(spec.family, point),
+                                    fmt::format("slope {}", hex_and_decimal(slope)), hex_and_decimal(ref), hex_and_decimal(got),
+                                    ulps_between(got, ref, type), ratio, hex_and_decimal(bound)};
+            };
+            if (spec.mode == AlibiMode::causal && j > i) {
+              if (actual == -INFINITY) {
+                tally.identical();
+              } else {
+                tally.fail({0, flat}, [&] { return describe("mismatch", -INFINITY, actual, INFINITY, 0); });
+              }
+              continue;
+            }
+            const double distance = static_cast<double>(i >= j ? i - j : j - i);
+            const double expected = -slope * distance;
+            const double magnitude = std::abs(expected);
+            const double bound = cpu::within_claim<double>(magnitude, terms.largest)
+                                     ? (magnitude * terms.relative + terms.absolute) * kBoundRounding
+                                     : INFINITY;
+            if (!std::isfinite(bound) || (magnitude > 0 && bound >= magnitude)) {
+              tally.unconstrained();
+              continue;
+            }
+            const Screened x{actual, expected, bound, magnitude * 0x1p-51, Access::bits(out, at) != sentinel};
+            check_screened(x, {0, flat}, i - j, type, escalation, point, static_cast<std::size_t>(h), tally,
+                           [&](std::string kind, double ref, double got, double ratio) {
+                             return describe(kind, ref, got, ratio, bound);
+                           });
+          }
+        });
+      }
+  }
+  ElementTally total;
+  for (const ElementTally& tally : tallies) total.merge(tally);
+  return total;
+}
+
+}  // namespace peconform::harness

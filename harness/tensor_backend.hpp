@@ -1,0 +1,45 @@
+#pragma once
+// The interface the campaign holds a backend to: whole kernel calls on strided tensors, the way
+// a model calls them, rather than one point at a time. Our CPU kernels and the two reference
+// tiers implement it here; plugins (C ABI), Python callables and GPU backends (OpenCL, CUDA)
+// implement the same interface. A call is plain data (kernel_call.hpp): a backend copies it to
+// wherever its kernel runs (a device, a child process) and copies the outputs back.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/implementation.hpp"
+#include "harness/kernel_call.hpp"
+
+namespace peconform::harness {
+
+struct BackendCapabilities {
+  std::vector<Family> families;
+  std::vector<Dtype> dtypes;
+  std::vector<PrecisionClass> precisions;
+  // The most output elements one call may have: a device's memory, or a slow reference's time.
+  std::int64_t largest_call_elements = std::int64_t{1} << 28;
+  // The campaign always calls run() from the thread that made the backend, one call at a time,
+  // and verifies on the whole OpenMP team; this says the backend relies on that (a Python
+  // callable under the GIL), so that a future scheduler keeps it.
+  bool calling_thread_only = false;
+};
+
+class TensorBackend {
+ public:
+  virtual ~TensorBackend() = default;
+  virtual std::string name() const = 0;
+  virtual BackendCapabilities capabilities() const = 0;
+  // Reads call.inputs and the ids, writes call.outputs. Throws SpecError for a call it refuses.
+  virtual void run(KernelCall& call) const = 0;
+  // The same kernels one point at a time, for the property catalog; null if there are none.
+  virtual const Implementation* points() const { return nullptr; }
+};
+
+// cpu, fast or exact; throws SpecError naming the unknown name and the known ones.
+std::unique_ptr<TensorBackend> make_backend(std::string_view name);
+const std::vector<std::string>& backend_names();
+
+}  // namespace peconform::harness

@@ -1,0 +1,28 @@
+#pragma once
+// Element access for the verifier's inner loops, typed once per call instead of switching on
+// the element type per element.
+#include <cstdint>
+#include <cstring>
+
+#include "backends/cpu/storage.hpp"
+#include "harness/kernel_call.hpp"
+
+namespace peconform::harness {
+
+template <class T> struct Typed {
+  static double value(const Buffer& buffer, std::int64_t index) {
+    return static_cast<double>(cpu::load(reinterpret_cast<const T*>(buffer.bytes.data())[index]));
+  }
+  static std::uint64_t bits(const Buffer& buffer, std::int64_t index) {
+    std::uint64_t out = 0;
+    std::memcpy(&out, buffer.bytes.data() + index * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+    return out;
+  }
+};
+
+// Calls body(Typed<T>{}) for the call's dtype.
+template <class Body> decltype(auto) with_typed_access(Dtype dtype, Body&& body) {
+  return cpu::with_storage_type(dtype, [&](auto tag) { return body(Typed<decltype(tag)>{}); });
+}
+
+}  // namespace peconform::harness

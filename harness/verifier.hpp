@@ -1,0 +1,33 @@
+#pragma once
+// Checks every element of a finished kernel call against the reference, within the bound its
+// precision class claims (backends/cpu/error_model.hpp, DESIGN.md section 2):
+// - first what must be exact: guards and padding still the sentinel, no output left unwritten,
+//   NaN inputs giving NaN in their pair, pass-through dims, gathers, indices and masks
+//   bit-identical;
+// - then NaN, Inf and sign mismatches, before any numeric error;
+// - then the numeric error, screened in double with a proven reference error e: an element
+//   passes when err + e <= B, fails when err - e > B, and is otherwise re-checked in the exact
+//   tier (an escalation, counted);
+// - an element whose bound is infinite or reaches its own scale (A r, 1, |b|) is unconstrained:
+//   counted in its own column, never a pass.
+// Elements are split across the OpenMP team; every statistic is a sum, a maximum or the
+// failure with the lowest index, so the verdict is the same at any thread count.
+#include <cstdint>
+#include <optional>
+
+#include "harness/campaign_result.hpp"
+#include "harness/kernel_call.hpp"
+
+namespace peconform::harness {
+
+struct CaseVerdict {
+  CellStats stats;  // this case's counts; cases = 1, worst_case left to the caller
+  std::uint64_t failing_elements = 0;
+  std::optional<ElementFailure> first_failure;  // the lowest (operand, element) that failed
+  bool failed() const { return failing_elements > 0; }
+};
+
+// `call` after the backend ran (its inputs are what the kernel was given).
+CaseVerdict verify_call(const KernelCall& call);
+
+}  // namespace peconform::harness

@@ -1,0 +1,239 @@
+#include "reports/report_html.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include "reports/report_facts.hpp"
+#include "reports/svg_plot.hpp"
+#include "reports/xml_escape.hpp"
+
+namespace peconform {
+namespace {
+
+using harness::kPositionBins;
+using harness::kRatioBins;
+
+constexpr const char* kStyle = R"(
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1300px; padding: 0 1em; color: #222; }
+h1 { margin-bottom: 0.2em; }
+.verdict { font-size: 1.3em; font-weight: bold; padding: 0.4em 0.8em; border-radius: 4px; display: inline-block; }
+.verdict.pass { background: #e6f4ea; color: #1e6b34; }
+.verdict.fail { background: #fde8e8; color: #9b1c1c; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+tr.fail td { background: #fde8e8; }
+tr.loose td { background: #fff8e1; }
+code, pre { font-family: ui-monospace, monospace; font-size: 0.95em; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
+.charts { display: flex; flex-wrap: wrap; gap: 1em; }
+figure { margin: 0; }
+figcaption { font-size: 0.9em; color: #555; }
+)";
+
+std::string esc(std::string_view text) { return xml_text(text); }
+
+// The cells of one family joined across dtypes and classes: the worst ratio per position bin
+// (the max, as the plot asks where the family comes closest to its bound) and the ratio
+// counts (summed, as they count elements).
+struct FamilyErrors {
+  std::array<double, kPositionBins> worst_by_position{};
+  std::array<std::uint64_t, kRatioBins> histogram{};
+};
+
+std::map<std::string, FamilyErrors> by_family(const harness::CampaignResult& result) {
+  std::map<std::string, FamilyErrors> families;
+  for (const auto& [key, s] : result.cells) {
+    FamilyErrors& f = families[key.family];
+    for (int b = 0; b < kPositionBins; ++b)
+      f.worst_by_position[b] = std::max(f.worst_by_position[b], s.worst_ratio_by_position[b]);
+    for (int b = 0; b < kRatioBins; ++b) f.histogram[b] += s.ratio_histogram[b];
+  }
+  return families;
+}
+
+std::string position_range(int bin) {
+  if (bin == 0) return "position 0";
+  if (bin == kPositionBins - 1) return fmt::format("positions from 2^{}", bin - 1);
+  return fmt::format("positions [2^{}, 2^{})", bin - 1, bin);
+}
+
+// Bin b of the x axis spans [b, b + 1): its left edge is position 2^(b - 1).
+std::string position_chart(const std::string& family, const FamilyErrors& errors) {
+  SvgChart chart;
+  chart.title = fmt::format("{}: worst error/bound ratio against position", family);
+  chart.x = {"position (log scale)", 0, kPositionBins, {{0, "0", ""}}};
+  for (int exponent = 4; exponent < kPositionBins - 1; exponent += 4)
+    chart.x.ticks.push_back({exponent + 1.0, "2", fmt::format("{}", exponent)});
+  chart.x.ticks.push_back({static_cast<double>(kPositionBins), "2", fmt::format("{}", kPositionBins - 1)});
+  double low = -1, high = 1;  // the bound, log2 ratio 0, always in view
+  bool infinite = false;
+  for (int b = 0; b < kPositionBins; ++b) {
+    const double ratio = errors.worst_by_position[b];
+    // An empty bin and a bin of exact results both hold 0, and neither has a logarithm.
+    if (!(ratio > 0)) continue;
+    if (std::isinf(ratio)) {
+      infinite = true;
+    } else {
+      low = std::min(low, std::floor(std::log2(ratio)));
+      high = std::max(high, std::ceil(std::log2(ratio)));
+    }
+    chart.points.push_back(
+        {b + 0.5, std::log2(ratio), fmt::format("{}: worst error/bound {:.3g}", position_range(b), ratio)});
+  }
+  // Infinite ratios (non-finite outputs) are drawn on the top edge, one step above the rest.
+  if (infinite) high += 1;
+  const int step = std::max(1, static_cast<int>(std::ceil((high - low) / 8)));
+  chart.y = {"worst error / bound (log scale)", low, high, {}};
+  for (int k = static_cast<int>(low); k <= static_cast<int>(high); ++k)
+    if (k % step == 0) chart.y.ticks.push_back({static_cast<double>(k), "2", fmt::format("{}", k)});
+  chart.guides.push_back({false, 0, "bound"});
+  return svg_chart(chart);
+}
+
+std::string ratio_range(int bin) {
+  const int exponent = bin - kRatioBins + 3;
+  if (bin == 0) return fmt::format("ratios below 2^{} (and zero)", exponent + 1);
+  if (bin == kRatioBins - 1) return fmt::format("ratios from 2^{}", exponent);
+  return fmt::format("ratios [2^{}, 2^{})", exponent, exponent + 1);
+}
+
+// Bin i of the x axis spans [i, i + 1); its left edge is the ratio 2^(i - kRatioBins + 3).
+// Counts go up by log10(1 + count), so that a single element still shows.
+std::string histogram_chart(const std::string& family, const FamilyErrors& errors) {
+  SvgChart chart;
+  chart.title = fmt::format("{}: distribution of error/bound ratios", family);
+  chart.x = {"error / bound (log scale)", 0, kRatioBins, {}};
+  for (int bin = 1; bin <= kRatioBins; bin += 4)
+    chart.x.ticks.push_back({static_cast<double>(bin), "2", fmt::format("{}", bin - kRatioBins + 3)});
+  const std::uint64_t most = *std::max_element(errors.histogram.begin(), errors.histogram.end());
+  const double top = std::max(1.0, std::ceil(std::log10(1.0 + static_cast<double>(most))));
+  chart.y = {"elements (log scale)", 0, top, {}};
+  for (int k = 0; k < top; ++k)
+    chart.y.ticks.push_back(
+        {std::log10(1 + std::pow(10.0, k)), k == 0 ? "1" : "10", k == 0 ? "" : fmt::format("{}", k)});
+  for (int bin = 0; bin < kRatioBins; ++bin) {
+    const std::uint64_t count = errors.histogram[bin];
+    if (count == 0) continue;
+    chart.bars.push_back({static_cast<double>(bin), bin + 1.0, std::log10(1.0 + static_cast<double>(count)),
+                          fmt::format("{}: {} elements", ratio_range(bin), count), bin >= kRatioBins - 3});
+  }
+  chart.guides.push_back({true, kRatioBins - 3.0, "bound"});
+  return svg_chart(chart);
+}
+
+void plots(std::string& html, const harness::CampaignResult& result) {
+  html += "<h2>Error against the bound, per family</h2>\n";
+  for (const auto& [family, errors] : by_family(result)) {
+    html += fmt::format("<h3>{}</h3>\n", esc(family));
+    const bool any_ratio =
+        std::any_of(errors.worst_by_position.begin(), errors.worst_by_position.end(), [](double r) { return r > 0; });
+    const bool any_count =
+        std::any_of(errors.histogram.begin(), errors.histogram.end(), [](std::uint64_t n) { return n > 0; });
+    if (!any_count) {
+      html += "<p>No element checked against a finite bound (integer-valued or unconstrained).</p>\n";
+      continue;
+    }
+    html += "<div class=\"charts\">\n";
+    if (any_ratio)
+      html += fmt::format(
+          "<figure>{}<figcaption>Worst error/bound ratio per position bin (max over dtypes and "
+          "classes).</figcaption></figure>\n",
+          position_chart(family, errors));
+    else
+      html += "<p>Every bounded element was exact.</p>\n";
+    html += fmt::format(
+        "<figure>{}<figcaption>Elements per error/bound bin (all dtypes and classes); red bars broke "
+        "the bound.</figcaption></figure>\n",
+        histogram_chart(family, errors));
+    html += "</div>\n";
+  }
+}
+
+void run_info(std::string& html, const harness::CampaignResult& result) {
+  html += "<h2>Run</h2>\n<table>\n";
+  for (const Fact& fact : run_facts(result.info))
+    html += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", esc(fact.label), esc(fact.value));
+  html += "</table>\n";
+}
+
+void matrix(std::string& html, const harness::CampaignResult& result) {
+  html +=
+      "<h2>Conformance matrix</h2>\n<table>\n<tr><th>Backend</th><th>Family</th><th>Dtype</th><th>Class</th>"
+      "<th>Cases</th><th>Failed</th><th>Elements</th><th>Unconstrained</th><th>Escalations</th><th>Max ULP</th>"
+      "<th>Worst ratio to bound</th><th>Worst case</th></tr>\n";
+  for (const auto& [key, s] : result.cells) {
+    const char* row = s.failed_cases > 0 ? " class=\"fail\"" : loose(s) ? " class=\"loose\"" : "";
+    html += fmt::format(
+        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.3g}</td>"
+        "<td class=\"n\">{:.3g}</td><td><code>{}</code></td></tr>\n",
+        row, esc(key.backend), esc(key.family), esc(key.dtype), esc(key.precision), s.cases, s.failed_cases, s.elements,
+        s.unconstrained_elements, s.escalations, s.max_ulp, s.worst_ratio, esc(s.worst_case));
+  }
+  html += "</table>\n";
+}
+
+void loose_bounds(std::string& html, const harness::CampaignResult& result) {
+  html += fmt::format(
+      "<h2>Loose bounds</h2>\n<p>Cells whose worst error stayed below {} of the bound: a kernel that "
+      "much worse would still pass.</p>\n",
+      harness::kLooseRatio);
+  std::string items;
+  for (const auto& [key, s] : result.cells)
+    if (loose(s))
+      items += fmt::format("<li><code>{}</code>: worst ratio {:.3g} over {} bounded elements</li>\n",
+                           esc(cell_name(key)), s.worst_ratio, s.bounded_elements);
+  html += items.empty() ? "<p>None.</p>\n" : "<ul>\n" + items + "</ul>\n";
+}
+
+void properties(std::string& html, const harness::CampaignResult& result) {
+  const auto passed = std::count_if(result.properties.begin(), result.properties.end(),
+                                    [](const harness::PropertyVerdict& p) { return p.passed; });
+  html += fmt::format("<h2>Properties</h2>\n<p>{} of {} passed.</p>\n", passed, result.properties.size());
+  if (result.properties.empty()) return;
+  html += "<table>\n<tr><th>Property</th><th>Families</th><th>Cases</th><th>Verdict</th><th>Message</th></tr>\n";
+  for (const harness::PropertyVerdict& p : result.properties)
+    html += fmt::format("<tr{}><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>\n",
+                        p.passed ? "" : " class=\"fail\"", esc(p.name), esc(p.families), p.cases,
+                        p.passed ? "passed" : "failed", p.message.empty() ? "" : "<pre>" + esc(p.message) + "</pre>");
+  html += "</table>\n";
+}
+
+void failures(std::string& html, const harness::CampaignResult& result) {
+  html += "<h2>Failures</h2>\n";
+  if (result.failures.empty()) {
+    html += "<p>None.</p>\n";
+    return;
+  }
+  int number = 0;
+  for (const harness::FailureRecord& f : result.failures) {
+    html += fmt::format("<h3>{}. <code>{}</code></h3>\n<table>\n", ++number, esc(f.case_text));
+    for (const Fact& fact : failure_facts(f))
+      html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", esc(fact.label), esc(fact.value));
+    html += fmt::format("</table>\n<p>Replay:</p>\n<pre>{}</pre>\n", esc(f.replay_command));
+  }
+}
+
+}  // namespace
+
+std::string report_html(const harness::CampaignResult& result) {
+  std::string html = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>peconform conformance "
+      "report</title>\n"
+      "<style>{}</style>\n</head>\n<body>\n<h1>peconform conformance report</h1>\n<p class=\"verdict {}\">{}</p>\n",
+      kStyle, result.conformant() ? "pass" : "fail", esc(verdict_line(result)));
+  run_info(html, result);
+  matrix(html, result);
+  loose_bounds(html, result);
+  plots(html, result);
+  properties(html, result);
+  failures(html, result);
+  html += "</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace peconform

@@ -1,0 +1,54 @@
+#include "broken_backends.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace peconform::harness {
+namespace {
+
+class BrokenBackend final : public TensorBackend {
+ public:
+  explicit BrokenBackend(std::string bug) : bug_(std::move(bug)), cpu_(make_backend("cpu")) {}
+  std::string name() const override { return "broken-" + bug_; }
+  BackendCapabilities capabilities() const override { return cpu_->capabilities(); }
+
+  void run(KernelCall& call) const override {
+    KernelCall altered = call;
+    if (bug_ == "fp32-angle-as-exact") {
+      altered.spec.precision = PrecisionClass::fp32_angle;
+    } else if (bug_ == "swapped-layout") {
+      altered.spec.layout = altered.spec.layout == Layout::half ? Layout::interleaved : Layout::half;
+    } else if (bug_ == "position-off-by-one") {
+      altered.id_offset += 1;
+    } else if (bug_ != "last-element-unwritten") {
+      throw std::logic_error("unknown bug " + bug_);
+    }
+    cpu_->run(altered);
+    call.outputs = std::move(altered.outputs);
+    if (bug_ == "last-element-unwritten") {
+      Buffer& out = call.outputs.back();
+      const std::int64_t last = out.offset_of(out.shape[0] - 1, out.shape[1] - 1, out.shape[2] - 1, out.shape[3] - 1);
+      const std::size_t size = element_size(out.type);
+      if (call.in_place) {
+        const Buffer& in = call.inputs.back();
+        std::memcpy(out.bytes.data() + last * static_cast<std::int64_t>(size),
+                    in.bytes.data() + in.offset_of(in.shape[0] - 1, in.shape[1] - 1, in.shape[2] - 1, in.shape[3] - 1) *
+                                          static_cast<std::int64_t>(size),
+                    size);
+      } else {
+        const std::uint64_t sentinel = sentinel_bits(out.type);
+        std::memcpy(out.bytes.data() + last * static_cast<std::int64_t>(size), &sentinel, size);
+      }
+    }
+  }
+
+ private:
+  std::string bug_;
+  std::unique_ptr<TensorBackend> cpu_;
+};
+
+}  // namespace
+
+std::unique_ptr<TensorBackend> make_broken_backend(const std::string& bug) { return std::make_unique<BrokenBackend>(bug); }
+
+}  // namespace peconform::harness

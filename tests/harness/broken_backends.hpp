@@ -1,0 +1,17 @@
+#pragma once
+// Broken kernels, registered only in tests: our CPU kernels with one real bug each (DESIGN.md
+// section 5), to show that the campaign catches, shrinks, saves and replays them.
+#include <memory>
+#include <string>
+
+#include "harness/tensor_backend.hpp"
+
+namespace peconform::harness {
+
+// "fp32-angle-as-exact": computes the angle in float32 while the call claims exact-angle
+// (TensorRT-LLM #18774). "swapped-layout": pairs (i, i+d/2) where the spec says (2i, 2i+1) and
+// back (llama.cpp #7451). "position-off-by-one": rotates every token at its position plus one.
+// "last-element-unwritten": leaves the last element of the last operand as it was (ggml #1324).
+std::unique_ptr<TensorBackend> make_broken_backend(const std::string& bug);
+
+}  // namespace peconform::harness

@@ -1,0 +1,109 @@
+// Each broken kernel is caught by a campaign, shrunk to one token and one head, saved to the
+// regression corpus, replayed by its case string, and replayed first by the next campaign;
+// the correct kernels pass the same case.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "broken_backends.hpp"
+#include "harness/campaign.hpp"
+
+namespace peconform::harness {
+namespace {
+
+struct BrokenCase {
+  std::string bug;
+  std::string spec;
+  friend void PrintTo(const BrokenCase& c, std::ostream* os) { *os << c.bug << " on " << c.spec; }
+};
+
+class BrokenKernel : public testing::TestWithParam<BrokenCase> {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/peconform-broken-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    folder_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+
+  CampaignOptions options() const {
+    CampaignOptions o;
+    o.profile = profile_named("smoke");
+    o.seed = 7;
+    o.cases = 12;
+    o.filters.spec = Spec::parse(GetParam().spec);
+    o.regressions = folder_;
+    o.run_properties = false;
+    return o;
+  }
+
+  std::filesystem::path folder_;
+};
+
+TEST_P(BrokenKernel, IsCaughtShrunkSavedAndReplayed) {
+  const std::unique_ptr<TensorBackend> broken = make_broken_backend(GetParam().bug);
+  const std::atomic<bool> stop{false};
+  const CampaignResult found = run_campaign(options(), *broken, {}, stop);
+  ASSERT_FALSE(found.failures.empty()) << GetParam().bug << " was not caught";
+  EXPECT_FALSE(found.conformant());
+  const FailureRecord& failure = found.failures.front();
+
+  // Shrunk: one batch row, one token, one head (the selection, or a shape that had only one).
+  const CaseDescription shrunk = CaseDescription::parse(failure.case_text);
+  const CaseDescription original = CaseDescription::parse(failure.original_case);
+  EXPECT_TRUE(shrunk.select.token || original.seq == 1) << failure.case_text;
+  EXPECT_TRUE(shrunk.select.head || (original.heads == 1 && original.kv_heads <= 1)) << failure.case_text;
+  EXPECT_TRUE(shrunk.select.batch || original.batch == 1) << failure.case_text;
+  EXPECT_EQ(failure.first.at[1], 0) << "the shrunk call has one token";
+  EXPECT_EQ(failure.first.at[2], 0) << "the shrunk call has one head";
+  EXPECT_NE(failure.first.reference.find("0x"), std::string::npos) << "hex float";
+  EXPECT_NE(failure.first.reference.find('('), std::string::npos) << "and decimal";
+  EXPECT_EQ(failure.seed, 7u);
+  EXPECT_EQ(failure.replay_command.find("peconform run --backend " + broken->name() + " --replay '"), 0u);
+
+  // Saved: the file holds the shrunk case.
+  ASSERT_FALSE(failure.regression_file.empty());
+  std::ifstream saved(failure.regression_file);
+  const nlohmann::json json = nlohmann::json::parse(saved);
+  EXPECT_EQ(json.at("case"), failure.case_text);
+
+  // Replayed by its case string: the same element fails the same way.
+  CampaignOptions replay = options();
+  replay.replay = failure.case_text;
+  const CampaignResult again = run_campaign(replay, *broken, {}, stop);
+  ASSERT_EQ(again.failures.size(), 1u);
+  EXPECT_EQ(again.failures.front().first.kind, failure.first.kind);
+  EXPECT_EQ(again.failures.front().first.element, failure.first.element);
+  EXPECT_EQ(again.failures.front().first.actual, failure.first.actual);
+
+  // The correct kernels pass the same case.
+  const std::unique_ptr<TensorBackend> cpu = make_backend("cpu");
+  EXPECT_TRUE(run_campaign(replay, *cpu, {}, stop).conformant());
+
+  // The next campaign replays the saved case before any random one.
+  CampaignOptions next = options();
+  next.cases = 0;
+  const CampaignResult replayed = run_campaign(next, *broken, {}, stop);
+  EXPECT_GE(replayed.info.regressions_replayed, 1u);
+  ASSERT_FALSE(replayed.failures.empty());
+  EXPECT_EQ(replayed.failures.front().case_index, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Campaign, BrokenKernel,
+    testing::Values(BrokenCase{"fp32-angle-as-exact", "rope(d=64,base=10000,layout=half,dtype=fp32)"},
+                    BrokenCase{"swapped-layout", "rope(d=80,base=10000,layout=interleaved,dtype=bf16)"},
+                    BrokenCase{"position-off-by-one", "rope(d=96,base=500000,layout=half,dtype=fp16)"},
+                    BrokenCase{"last-element-unwritten", "rope(d=72,base=10000,layout=half,dtype=fp32)"}),
+    [](const testing::TestParamInfo<BrokenCase>& info) {
+      std::string name = info.param.bug;
+      for (char& c : name)
+        if (c == '-') c = '_';
+      return name;
+    });
+
+}  // namespace
+}  // namespace peconform::harness

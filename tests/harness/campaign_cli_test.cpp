@@ -1,0 +1,135 @@
+// `peconform run` and `peconform merge` end to end: the same seed gives the same report at one
+// and at two threads and under a two-way shard split; bad input exits 2 naming the value; a
+// time budget writes a partial report; the main command writes all four reports.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string output;
+};
+
+class CampaignCli : public testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/peconform-campaign-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    folder_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+
+  Outcome run(const std::string& arguments) const {
+    const std::string log = (folder_ / "log.txt").string();
+    // Every run gets a regression corpus of its own, empty, so that runs compare alike.
+    const std::string corpus =
+        arguments.starts_with("run") ? fmt::format(" --regressions '{}'", (folder_ / "regressions").string()) : "";
+    const std::string command = fmt::format("'{}' {}{} > '{}' 2>&1", PECONFORM_BINARY, arguments, corpus, log);
+    const int status = std::system(command.c_str());
+    std::ifstream in(log);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
+  }
+
+  // report.json without the fields that may differ between identical runs.
+  nlohmann::json report(const std::string& name) const {
+    std::ifstream in(folder_ / name / "report.json");
+    nlohmann::json json = nlohmann::json::parse(in);
+    for (const char* field : {"threads", "wall_seconds", "elements_per_second", "draw_seconds", "kernel_seconds",
+                              "verify_seconds", "verified_elements_per_second"})
+      json["run"].erase(field);
+    return json;
+  }
+
+  std::string out(const std::string& name) const { return (folder_ / name).string(); }
+
+  std::filesystem::path folder_;
+};
+
+// The ci profile's shapes and properties, with fewer cases so the test stays short.
+constexpr const char* kCampaign = "run --profile ci --cases 90 --seed 42 --quiet";
+
+TEST_F(CampaignCli, SameReportAtOneAndTwoThreads) {
+  ASSERT_EQ(run(fmt::format("{} --threads 1 --out '{}'", kCampaign, out("one"))).exit_code, 0);
+  ASSERT_EQ(run(fmt::format("{} --threads 2 --out '{}'", kCampaign, out("two"))).exit_code, 0);
+  const nlohmann::json one = report("one"), two = report("two");
+  EXPECT_GT(one.at("total_elements").get<std::uint64_t>(), 1000000u);
+  EXPECT_EQ(one.at("properties").size(), 40u);
+  EXPECT_EQ(one, two) << "reports differ beyond timings and threads";
+}
+
+TEST_F(CampaignCli, MergedShardsEqualTheUnshardedRun) {
+  ASSERT_EQ(run(fmt::format("{} --out '{}'", kCampaign, out("whole"))).exit_code, 0);
+  ASSERT_EQ(run(fmt::format("{} --shard 1/2 --out '{}'", kCampaign, out("first"))).exit_code, 0);
+  // The second shard from GoogleTest's variables, as a CI matrix would set them.
+  const std::string second = fmt::format("GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 '{}' {} --out '{}' --regressions '{}'",
+                                         PECONFORM_BINARY, kCampaign, out("second"), out("regressions"));
+  ASSERT_EQ(std::system(second.c_str()), 0);
+  const Outcome merged = run(fmt::format("merge '{}' '{}' --out '{}'", out("first"), out("second"), out("merged")));
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  nlohmann::json whole = report("whole"), joined = report("merged");
+  EXPECT_GT(report("first").at("run").at("cases_run").get<int>(), 0);
+  EXPECT_EQ(whole, joined);
+  for (const char* file : {"report.json", "junit.xml", "summary.md", "report.html"})
+    EXPECT_TRUE(std::filesystem::exists(folder_ / "merged" / file)) << file;
+}
+
+TEST_F(CampaignCli, ShardsFromTheEnvironment) {
+  const std::string command =
+      fmt::format("SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=4 SLURM_ARRAY_TASK_MIN=0 '{}' run --profile smoke --cases 8 "
+                  "--no-properties --quiet --out '{}' --regressions '{}' 2>/dev/null",
+                  PECONFORM_BINARY, out("slurm"), out("regressions"));
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const nlohmann::json json = report("slurm");
+  EXPECT_EQ(json.at("run").at("shard").at("index"), 4);
+  EXPECT_EQ(json.at("run").at("shard").at("count"), 4);
+  EXPECT_EQ(json.at("run").at("cases_run"), 2);
+}
+
+TEST_F(CampaignCli, BadInputExitsTwoNamingTheValue) {
+  for (const auto& [arguments, named] : std::vector<std::pair<std::string, std::string>>{
+           {"run --profile sometimes", "'sometimes'"},
+           {"run --backend gpu9", "'gpu9'"},
+           {"run --shard 3/2", "3/2"},
+           {"run --family ropes", "'ropes'"},
+           {"run --dtype fp8", "'fp8'"},
+           {"run --spec 'rope(d=7)'", "rope"},
+           {"run --replay 'rope(d=8) | seq=0'", "'seq' has value '0'"},
+           {"run --time-budget -3", "-3"}}) {
+    const Outcome outcome = run(arguments + " --out " + out("bad"));
+    EXPECT_EQ(outcome.exit_code, 2) << arguments << "\n" << outcome.output;
+    EXPECT_NE(outcome.output.find(named), std::string::npos) << arguments << "\n" << outcome.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "bad" / "report.json")) << "no report from bad input";
+  const Outcome merge = run(fmt::format("merge '{}' --out '{}'", out("missing"), out("m")));
+  EXPECT_EQ(merge.exit_code, 2) << merge.output;
+}
+
+TEST_F(CampaignCli, TimeBudgetWritesAPartialReport) {
+  const Outcome outcome = run(fmt::format("run --profile ci --time-budget 1 --out '{}'", out("partial")));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  const nlohmann::json json = report("partial");
+  EXPECT_TRUE(json.at("run").at("partial").get<bool>());
+  EXPECT_NE(json.at("run").at("partial_reason").get<std::string>().find("time budget"), std::string::npos);
+  EXPECT_LT(json.at("run").at("cases_run").get<int>(), json.at("run").at("cases_planned").get<int>());
+  EXPECT_TRUE(std::filesystem::exists(folder_ / "partial" / "report.html"));
+}
+
+TEST_F(CampaignCli, ReplayRunsOneCase) {
+  const std::string text =
+      "rope(d=72,base=10000,layout=half,dtype=bf16) | batch=1 seq=3 heads=2 order=bshd pad=0 place=out ids=int32 "
+      "positions=run offset=16777215 inputs=activations seed=0x5";
+  const Outcome outcome = run(fmt::format("run --replay '{}' --out '{}'", text, out("replay")));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const nlohmann::json json = report("replay");
+  EXPECT_EQ(json.at("run").at("cases_run"), 1);
+  EXPECT_EQ(json.at("total_elements"), 3 * 2 * 72);
+}
+
+}  // namespace

@@ -1,0 +1,123 @@
+// The verifier passes what the CPU kernels write and rejects each way an output can be wrong:
+// a numeric error past the bound, NaN, an unwritten element, a write into padding or a guard,
+// a wrong index; and it counts elements whose bound constrains nothing apart, never as passes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "harness/case_description.hpp"
+#include "harness/tensor_backend.hpp"
+#include "harness/verifier.hpp"
+
+namespace peconform::harness {
+namespace {
+
+KernelCall ran(const std::string& text) {
+  KernelCall call = materialize(CaseDescription::parse(text));
+  make_backend("cpu")->run(call);
+  return call;
+}
+
+void put(Buffer& buffer, std::int64_t index, std::uint64_t bits) {
+  std::memcpy(buffer.bytes.data() + index * static_cast<std::int64_t>(element_size(buffer.type)), &bits,
+              element_size(buffer.type));
+}
+
+const std::string kRope =
+    "rope(d=64,base=10000,layout=half,dtype=fp32) | batch=2 seq=50 heads=4 order=bhsd pad=2 place=out ids=int64 "
+    "positions=run offset=1000 inputs=activations seed=5";
+
+TEST(Verifier, PassesTheCpuKernels) {
+  for (const std::string& text :
+       {kRope, std::string("sinusoidal(d=33,base=10000,layout=half,dtype=fp16) | seq=40 pad=1 offset=100 seed=3"),
+        std::string("xl(d=16,base=10000,dtype=bf16,precision=fp32-angle) | seq=20 offset=-10 seed=3"),
+        std::string("alibi(heads=12,mode=causal,dtype=fp32) | seq=9 keys=11 offset=5 key_offset=0 seed=1"),
+        std::string("t5(buckets=32,max_distance=128) | seq=40 keys=200 offset=0 key_offset=0 seed=1"),
+        std::string("shaw(k=4) | seq=10 keys=10 seed=1"),
+        std::string("learned(d=6,rows=20,dtype=bf16) | batch=3 seq=7 positions=scattered ids=int32 seed=2")}) {
+    const CaseVerdict verdict = verify_call(ran(text));
+    EXPECT_FALSE(verdict.failed()) << text << ": " << (verdict.first_failure ? verdict.first_failure->kind : "");
+    EXPECT_GT(verdict.stats.elements, 0u) << text;
+  }
+  const CaseVerdict rope = verify_call(ran(kRope));
+  EXPECT_EQ(rope.stats.elements, 2u * 50 * 4 * 64);
+  EXPECT_EQ(rope.stats.bounded_elements, rope.stats.elements);
+  EXPECT_GT(rope.stats.worst_ratio, 0.0);
+  EXPECT_LE(rope.stats.worst_ratio, 1.0);
+}
+
+TEST(Verifier, RejectsAnErrorPastTheBound) {
+  KernelCall call = ran(kRope);
+  Buffer& out = call.outputs[0];
+  const std::int64_t at = out.offset_of(1, 7, 2, 5);
+  const float wrong = static_cast<float>(out.value(at)) * (1 + 0x1p-10f);  // far past fp32's bound
+  put(out, at, std::bit_cast<std::uint32_t>(wrong));
+  const CaseVerdict verdict = verify_call(call);
+  ASSERT_TRUE(verdict.failed());
+  EXPECT_EQ(verdict.failing_elements, 1u);
+  EXPECT_EQ(verdict.first_failure->kind, "numeric");
+  EXPECT_EQ(verdict.first_failure->at, (std::array<std::int64_t, 4>{1, 7, 2, 5}));
+  EXPECT_EQ(verdict.first_failure->position, "1007");
+  EXPECT_GT(verdict.first_failure->ratio, 1.0);
+}
+
+TEST(Verifier, ClassifiesNanUnwrittenAndOutOfBounds) {
+  KernelCall nan_call = ran(kRope);
+  put(nan_call.outputs[0], nan_call.outputs[0].offset_of(0, 0, 0, 0), 0x7fc00000u);
+  EXPECT_EQ(verify_call(nan_call).first_failure->kind, "nan");
+
+  KernelCall unwritten = ran(kRope);
+  put(unwritten.outputs[0], unwritten.outputs[0].offset_of(1, 49, 3, 63), sentinel_bits(ElementType::fp32));
+  EXPECT_EQ(verify_call(unwritten).first_failure->kind, "unwritten");
+
+  KernelCall padding = ran(kRope);  // pad=2: two spare elements after every row
+  put(padding.outputs[0], padding.outputs[0].offset_of(0, 0, 0, 63) + 1, 0);
+  EXPECT_EQ(verify_call(padding).first_failure->kind, "out-of-bounds");
+
+  KernelCall guard = ran(kRope);
+  put(guard.outputs[0], 0, 0);
+  EXPECT_EQ(verify_call(guard).first_failure->kind, "out-of-bounds");
+}
+
+TEST(Verifier, RejectsAWrongIndex) {
+  KernelCall call = ran("t5(buckets=32,max_distance=128) | seq=40 keys=200 offset=0 key_offset=0 seed=1");
+  Buffer& out = call.outputs[0];
+  const std::int64_t at = out.offset_of(0, 0, 3, 19);  // distance 16, a logarithmic boundary
+  put(out, at, static_cast<std::uint32_t>(static_cast<std::int32_t>(out.bits(at)) - 1));
+  const CaseVerdict verdict = verify_call(call);
+  ASSERT_TRUE(verdict.failed());
+  EXPECT_EQ(verdict.first_failure->kind, "mismatch");
+  EXPECT_GT(verdict.stats.boundary_elements, 0u);
+}
+
+TEST(Verifier, NanInAPairMustComeOutNanInBoth) {
+  // Bit-pattern inputs hold NaNs; the CPU kernels propagate them, and a kernel that turned one
+  // into a number would fail.
+  const std::string text =
+      "rope(d=32,base=10000,layout=interleaved,dtype=fp32) | batch=1 seq=64 heads=2 inputs=bit-patterns seed=11";
+  KernelCall call = ran(text);
+  EXPECT_FALSE(verify_call(call).failed());
+  const Buffer& in = call.inputs[0];
+  for (std::int64_t s = 0; s < 64; ++s)
+    for (std::int64_t e = 0; e < 32; ++e)
+      if (std::isnan(in.value(in.offset_of(0, s, 0, e)))) {
+        put(call.outputs[0], call.outputs[0].offset_of(0, s, 0, e), std::bit_cast<std::uint32_t>(1.0f));
+        const CaseVerdict verdict = verify_call(call);
+        ASSERT_TRUE(verdict.failed());
+        EXPECT_EQ(verdict.first_failure->kind, "nan");
+        return;
+      }
+  FAIL() << "the bit-pattern draw held no NaN; pick another seed";
+}
+
+TEST(Verifier, CountsUnconstrainedElementsApart) {
+  // fp32-angle at positions near 2^31: the angle allowance |phi| 2^-22 exceeds the pair's scale.
+  const CaseVerdict verdict = verify_call(
+      ran("rope(d=16,base=10000,layout=half,dtype=fp32,precision=fp32-angle) | seq=4 offset=2147483600 seed=1"));
+  EXPECT_FALSE(verdict.failed());
+  EXPECT_GT(verdict.stats.unconstrained_elements, 0u);
+  EXPECT_EQ(verdict.stats.elements, verdict.stats.bounded_elements + verdict.stats.unconstrained_elements);
+}
+
+}  // namespace
+}  // namespace peconform::harness

@@ -1,0 +1,37 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "reports/campaign_reports.hpp"
+#include "reports/junit_xml.hpp"
+#include "reports/report_html.hpp"
+#include "reports/summary_markdown.hpp"
+#include "sample_result.hpp"
+#include "scratch_dir.hpp"
+
+namespace peconform {
+namespace {
+
+TEST(CampaignReports, WritesAllFourReportsIntoANewDirectory) {
+  const ScratchDir dir;
+  const harness::CampaignResult result = sample_result();
+  write_campaign_reports(result, dir.path() / "out" / "run-1");
+  const std::string json = dir.read("out/run-1/report.json");
+  EXPECT_EQ(nlohmann::json::parse(json), harness::to_json(result));
+  EXPECT_EQ(json, harness::to_json(result).dump(2) + "\n");
+  EXPECT_EQ(dir.read("out/run-1/junit.xml"), junit_xml(result));
+  EXPECT_EQ(dir.read("out/run-1/summary.md"), summary_markdown(result));
+  EXPECT_EQ(dir.read("out/run-1/report.html"), report_html(result));
+  // Nothing but the four reports: no temporary file is left behind.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path() / "out" / "run-1"),
+                          std::filesystem::directory_iterator()),
+            4);
+}
+
+TEST(CampaignReports, ThrowsWhenTheDirectoryCannotBeCreated) {
+  const ScratchDir dir;
+  dir.write("occupied", "a file where the directory should go");
+  EXPECT_THROW(write_campaign_reports(sample_result(), dir.path() / "occupied"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace peconform

@@ -1,0 +1,91 @@
+#include <cmath>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <regex>
+
+#include "reports/report_html.hpp"
+#include "reports/xml_escape.hpp"
+#include "sample_result.hpp"
+#include "scratch_dir.hpp"
+
+namespace peconform {
+namespace {
+
+const std::string kChromium = "/usr/bin/chromium";
+
+// --no-sandbox: the sandbox cannot start as root or in most CI containers, and the page is
+// our own. A profile in the scratch directory keeps runs apart; timeout bounds a hung browser.
+ToolRun chromium(const ScratchDir& dir, const std::string& arguments) {
+  return run_tool(fmt::format("timeout 60 {} --headless --no-sandbox --disable-gpu --user-data-dir={} {} file://{}",
+                              kChromium, shell_quote((dir.path() / "profile").string()), arguments,
+                              shell_quote((dir.path() / "report.html").string())));
+}
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+TEST(ReportHtml, IsSelfContained) {
+  const std::string html = report_html(sample_result());
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  EXPECT_NE(html.find("<title>peconform conformance report</title>"), std::string::npos);
+  const std::string without_svg_namespace =
+      std::regex_replace(html, std::regex(R"(xmlns="http://www\.w3\.org/2000/svg")"), "");
+  EXPECT_EQ(without_svg_namespace.find("http://"), std::string::npos);
+  EXPECT_EQ(without_svg_namespace.find("https://"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find('\x01'), std::string::npos);
+}
+
+TEST(ReportHtml, PlotsEachFamilyWithBoundedElements) {
+  const std::string html = report_html(sample_result());
+  // rope, sinusoidal and alibi have a position plot and a histogram; t5 compares bit for bit.
+  EXPECT_EQ(occurrences(html, "<svg "), 6u);
+  EXPECT_EQ(occurrences(html, "<svg "), occurrences(html, "</svg>"));
+  EXPECT_NE(html.find("<title>rope: worst error/bound ratio against position</title>"), std::string::npos);
+  EXPECT_NE(html.find("<title>alibi: distribution of error/bound ratios</title>"), std::string::npos);
+  EXPECT_NE(html.find("<title>positions [2^16, 2^17): worst error/bound 1.75</title>"), std::string::npos);
+  EXPECT_NE(html.find(">2<tspan dy=\"-6\" font-size=\"9\">31</tspan>"), std::string::npos);
+  EXPECT_NE(html.find("No element checked against a finite bound"), std::string::npos);
+}
+
+TEST(ReportHtml, DrawsAnInfiniteRatioOnTheTopEdgeAndPrintsItAsInf) {
+  harness::CampaignResult result = sample_result();
+  harness::CellStats& alibi = result.cells.at({"cpu", "alibi", "float16", "fp32-angle"});
+  alibi.worst_ratio = alibi.worst_ratio_by_position[5] = INFINITY;
+  const std::string html = report_html(result);
+  EXPECT_NE(html.find("<title>positions [2^4, 2^5): worst error/bound inf</title>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"n\">inf</td>"), std::string::npos);
+  // Coordinates stay finite: the point is clamped to the axis.
+  EXPECT_EQ(html.find("=\"inf"), std::string::npos);
+  EXPECT_EQ(html.find("=\"nan"), std::string::npos);
+  EXPECT_EQ(html.find(",inf"), std::string::npos);
+}
+
+TEST(ReportHtml, RendersInHeadlessChromium) {
+  ASSERT_TRUE(tool_installed(kChromium, "chromium"));
+  const ScratchDir dir;
+  dir.write("report.html", report_html(sample_result()));
+  const std::filesystem::path png = dir.path() / "report.png";
+  const ToolRun shot = chromium(dir, fmt::format("--screenshot={} --window-size=1400,2000", shell_quote(png.string())));
+  ASSERT_EQ(shot.exit_code, 0) << shot.output;
+  ASSERT_TRUE(std::filesystem::exists(png)) << shot.output;
+  EXPECT_GT(std::filesystem::file_size(png), 50'000u);
+  EXPECT_EQ(dir.read("report.png").substr(0, 8), "\x89PNG\r\n\x1a\n");
+
+  const ToolRun dom = chromium(dir, "--dump-dom");
+  ASSERT_EQ(dom.exit_code, 0) << dom.output;
+  EXPECT_NE(dom.output.find("non-conformant: 2 failing cases"), std::string::npos);
+  EXPECT_NE(dom.output.find("<td>sinusoidal</td>"), std::string::npos);
+  EXPECT_NE(dom.output.find("sinusoidal(d=32) | batch=1 seq=64 order=bsd seed=0x2f"), std::string::npos);
+  // The DOM is serialised with < and & escaped, as xml_text writes them.
+  EXPECT_NE(dom.output.find(xml_text(kFailingCase)), std::string::npos);
+  EXPECT_NE(dom.output.find(fmt::format("<code>{}</code>", kLooseCell)), std::string::npos);
+  EXPECT_EQ(occurrences(dom.output, "<svg"), 6u);
+}
+
+}  // namespace
+}  // namespace peconform

@@ -1,0 +1,82 @@
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/campaign_result.hpp"
+#include "sample_result.hpp"
+#include "scratch_dir.hpp"
+
+namespace peconform {
+namespace {
+
+const std::string kSchema = std::string(PECONFORM_SOURCE_DIR) + "/reports/report.schema.json";
+
+constexpr int kInvalid = 3;  // any other failure (a bad schema, a missing file) exits 1
+
+// The system Python: Debian's python3-jsonschema is installed for it, not for whichever
+// python3 comes first on PATH.
+ToolRun validate(const std::filesystem::path& report) {
+  const std::string script = fmt::format(
+      "import json, sys, jsonschema\n"
+      "schema = json.load(open(sys.argv[1]))\n"
+      "jsonschema.Draft202012Validator.check_schema(schema)\n"
+      "try:\n"
+      "    jsonschema.Draft202012Validator(schema).validate(json.load(open(sys.argv[2])))\n"
+      "except jsonschema.ValidationError as error:\n"
+      "    print(error)\n"
+      "    sys.exit({})\n",
+      kInvalid);
+  return run_tool(fmt::format("{} -c {} {} {}", PECONFORM_SYSTEM_PYTHON, shell_quote(script), shell_quote(kSchema),
+                              shell_quote(report.string())));
+}
+
+::testing::AssertionResult jsonschema_installed() {
+  const ToolRun run = run_tool(fmt::format("{} -c 'import jsonschema'", PECONFORM_SYSTEM_PYTHON));
+  if (run.exit_code == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "the system Python cannot import jsonschema: install the Debian package "
+                                          "python3-jsonschema (scripts/install-deps.sh lists it)\n"
+                                       << run.output;
+}
+
+TEST(ReportJson, IsValidAgainstOurSchema) {
+  ASSERT_TRUE(jsonschema_installed());
+  const ScratchDir dir;
+  const ToolRun run = validate(dir.write("report.json", harness::to_json(sample_result()).dump(2)));
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+}
+
+TEST(ReportJson, AnEmptyCampaignIsValidToo) {
+  ASSERT_TRUE(jsonschema_installed());
+  const ScratchDir dir;
+  const ToolRun run = validate(dir.write("report.json", harness::to_json(harness::CampaignResult{}).dump(2)));
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+}
+
+TEST(ReportJson, SchemaRejectsAReportThatBreaksIt) {
+  ASSERT_TRUE(jsonschema_installed());
+  const ScratchDir dir;
+  const nlohmann::json good = harness::to_json(sample_result());
+  nlohmann::json missing = good;
+  missing.erase("verdict");
+  nlohmann::json wrong_schema = good;
+  wrong_schema["schema"] = "peconform.report/2";
+  nlohmann::json text_count = good;
+  text_count["cells"][0]["cases"] = "400";
+  nlohmann::json extra = good;
+  extra["run"]["unlisted"] = 1;
+  nlohmann::json short_histogram = good;
+  short_histogram["cells"][0]["ratio_histogram"].erase(0);
+  for (const nlohmann::json& bad : {missing, wrong_schema, text_count, extra, short_histogram}) {
+    const ToolRun run = validate(dir.write("bad.json", bad.dump()));
+    EXPECT_EQ(run.exit_code, kInvalid) << run.output;
+  }
+}
+
+TEST(ReportJson, RoundTripsThroughFromJson) {
+  const nlohmann::json json = harness::to_json(sample_result());
+  EXPECT_EQ(harness::to_json(harness::from_json(json)).dump(2), json.dump(2));
+  EXPECT_EQ(json.at("failures").at(1).at("first_failure").at("ratio"), "inf");
+}
+
+}  // namespace
+}  // namespace peconform

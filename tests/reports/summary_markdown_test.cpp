@@ -1,0 +1,83 @@
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sstream>
+
+#include "reports/summary_markdown.hpp"
+#include "sample_result.hpp"
+
+namespace peconform {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Pipes that delimit table cells: those not escaped with a backslash.
+long cell_delimiters(const std::string& line) {
+  long count = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) count += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+  return count;
+}
+
+TEST(SummaryMarkdown, StatesTheVerdictAndTheRun) {
+  const std::string md = summary_markdown(sample_result());
+  EXPECT_TRUE(md.starts_with("# peconform: non-conformant\n")) << md.substr(0, 200);
+  EXPECT_TRUE(contains(md, "**Verdict: non-conformant: 2 failing cases")) << md.substr(0, 300);
+  for (const char* row :
+       {"| commit | b6d69c0 |", "| seed | 20261121 |", "| profile | ci |", "| shard | 1 of 1 |",
+        "| wall time | 12.5 s |",
+        "| verified elements/s | 4.2e+07 over the wall time, 3.4e+07 over the verifier's time |",
+        "| time per phase | draw 2.25 s, kernel 6 s, verify 15.5 s (summed over cases) |", "| partial | no |"})
+    EXPECT_TRUE(contains(md, row)) << row;
+}
+
+TEST(SummaryMarkdown, HasOneMatrixRowPerCellWithTwelveColumns) {
+  const std::string md = summary_markdown(sample_result());
+  EXPECT_TRUE(contains(md, "| cpu | rope | float32 | fp32-angle | 400 | 2 | 409600 | 9600 | 12 | 14 | 3.5 | `"));
+  EXPECT_TRUE(contains(md, "| cpu | t5 | int32 | exact | 100 | 0 | 25600 | 0 | 0 | 0 | 0 |  |"));
+  EXPECT_TRUE(contains(md, "| cpu | sinusoidal | float32 | exact-angle | 250 | 0 | 80000 | 0 | 0 | 1.8 | 0.45 |"));
+  std::istringstream lines(md);
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("| cpu |")) continue;
+    ++rows;
+    EXPECT_EQ(cell_delimiters(line), 13) << line;  // the case text's own " | " is escaped
+  }
+  EXPECT_EQ(rows, 5);
+}
+
+TEST(SummaryMarkdown, ListsTheLooseBound) {
+  const std::string md = summary_markdown(sample_result());
+  EXPECT_TRUE(contains(md, fmt::format("- `{}`: worst ratio 0.02 over 5000 bounded elements\n", kLooseCell))) << md;
+  for (const char* tight : {"cpu/rope/float32/fp32-angle", "cpu/sinusoidal/float32/exact-angle", "cpu/t5/int32/exact"})
+    EXPECT_FALSE(contains(md, fmt::format("- `{}`:", tight))) << tight;
+}
+
+TEST(SummaryMarkdown, ListsFailingPropertiesAndFailuresWithTheirReplayCommand) {
+  const std::string md = summary_markdown(sample_result());
+  EXPECT_TRUE(contains(md, "2 of 3 passed."));
+  EXPECT_TRUE(contains(md, "- **sinusoid\\_matches\\_shifted\\_angle** (sinusoidal, 211 cases) failed:"));
+  EXPECT_TRUE(contains(md, fmt::format("```sh\npeconform run --backend cpu --replay '{}'\n```\n", kFailingCase)));
+  EXPECT_TRUE(contains(md, fmt::format("### 1. `{}`\n", kFailingCase)));
+  EXPECT_TRUE(contains(md, "- first failure: `numeric in out element 21 at (0, 2, 0, 5)`\n"));
+  EXPECT_TRUE(contains(md, "- error / bound: `inf`\n"));
+}
+
+TEST(SummaryMarkdown, SaysWhyARunIsPartial) {
+  harness::CampaignResult result = sample_result();
+  result.info.partial = true;
+  result.info.partial_reason = "time budget of 600 s spent";
+  const std::string md = summary_markdown(result);
+  EXPECT_TRUE(contains(md, "(partial run: time budget of 600 s spent)**"));
+  EXPECT_TRUE(contains(md, "| partial | yes: time budget of 600 s spent |"));
+}
+
+TEST(SummaryMarkdown, ListsAtMostTwentyFiveFailures) {
+  harness::CampaignResult result = sample_result();
+  while (result.failures.size() < 30) result.failures.push_back(result.failures.back());
+  const std::string md = summary_markdown(result);
+  EXPECT_TRUE(contains(md, "### 25. "));
+  EXPECT_FALSE(contains(md, "### 26. "));
+  EXPECT_TRUE(contains(md, "5 more failures are listed in report.json and junit.xml.\n"));
+}
+
+}  // namespace
+}  // namespace peconform

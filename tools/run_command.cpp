@@ -1,0 +1,187 @@
+// peconform run: the conformance campaign (harness/campaign.hpp) on one backend, with its
+// reports written into --out. Exit codes: 0 conformant, 1 non-conformant, 2 bad usage or
+// input, 3 harness failure.
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <omp.h>
+
+#include "harness/campaign.hpp"
+#include "reports/campaign_reports.hpp"
+#include "spec/spec_error.hpp"
+#include "tools/campaign_console.hpp"
+#include "tools/commands.hpp"
+#include "tools/exit_codes.hpp"
+
+namespace peconform {
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_interrupt(int) {
+  interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+struct RunOptions {
+  std::string backend = "cpu";
+  std::string profile = "ci";
+  std::uint64_t seed = 20261121;
+  std::optional<std::uint64_t> cases;
+  int threads = 0;
+  std::string spec;
+  std::vector<std::string> families, dtypes, precisions;
+  std::string out = "out";
+  std::string shard;
+  std::optional<double> time_budget;
+  std::string replay;
+  std::string regressions = "fixtures/regressions";
+  bool no_save = false;
+  bool no_properties = false;
+  bool quiet = false;
+};
+
+std::optional<std::string> environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::optional<std::string>(value) : std::nullopt;
+}
+
+int shard_number(const std::string& text, const std::string& what) {
+  std::size_t used = 0;
+  int value = -1;
+  try {
+    value = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || value < 0) throw SpecError(fmt::format("{} is '{}'; expected a non-negative integer", what, text));
+  return value;
+}
+
+// --shard I/N, else GoogleTest's GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS (index from 0), else a
+// Slurm job array's SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT (from SLURM_ARRAY_TASK_MIN).
+std::pair<int, int> shard_of(const std::string& option) {
+  int index = 1, count = 1;
+  std::string source = "--shard";
+  if (!option.empty()) {
+    const std::size_t slash = option.find('/');
+    if (slash == std::string::npos) throw SpecError(fmt::format("--shard is '{}'; expected I/N, such as 1/4", option));
+    index = shard_number(option.substr(0, slash), "--shard's I");
+    count = shard_number(option.substr(slash + 1), "--shard's N");
+  } else if (const auto total = environment("GTEST_TOTAL_SHARDS")) {
+    source = "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS";
+    count = shard_number(*total, "GTEST_TOTAL_SHARDS");
+    index = shard_number(environment("GTEST_SHARD_INDEX").value_or("0"), "GTEST_SHARD_INDEX") + 1;
+    if (const auto status = environment("GTEST_SHARD_STATUS_FILE")) std::ofstream{*status};  // says we shard
+  } else if (const auto task = environment("SLURM_ARRAY_TASK_ID")) {
+    source = "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT";
+    const auto total = environment("SLURM_ARRAY_TASK_COUNT");
+    if (!total) throw SpecError("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not");
+    count = shard_number(*total, "SLURM_ARRAY_TASK_COUNT");
+    index = shard_number(*task, "SLURM_ARRAY_TASK_ID") - shard_number(environment("SLURM_ARRAY_TASK_MIN").value_or("0"), "SLURM_ARRAY_TASK_MIN") + 1;
+  }
+  if (count < 1 || index < 1 || index > count)
+    throw SpecError(fmt::format("shard {}/{} from {} is out of range; expected 1 <= I <= N", index, count, source));
+  return {index, count};
+}
+
+// Comma-separated values of a repeatable option.
+template <class Enum, class Parse>
+std::vector<Enum> parse_list(const std::vector<std::string>& given, const std::string& option, Parse parse) {
+  std::vector<Enum> out;
+  for (const std::string& text : given) {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      out.push_back(parse(text.substr(start, comma - start), option));
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+std::string filters_text(const RunOptions& o) {
+  std::string out;
+  auto add = [&out](const std::string& option, const std::string& value) {
+    if (!value.empty()) out += fmt::format("{}{} {}", out.empty() ? "" : " ", option, value);
+  };
+  add("--spec", o.spec);
+  add("--family", fmt::format("{}", fmt::join(o.families, ",")));
+  add("--dtype", fmt::format("{}", fmt::join(o.dtypes, ",")));
+  add("--precision", fmt::format("{}", fmt::join(o.precisions, ",")));
+  return out;
+}
+
+void run(const RunOptions& o) {
+  const std::unique_ptr<harness::TensorBackend> backend = harness::make_backend(o.backend);
+  harness::CampaignOptions options;
+  options.profile = harness::profile_named(o.profile);
+  options.seed = o.seed;
+  options.cases = o.cases;
+  if (!o.spec.empty()) options.filters.spec = Spec::parse(o.spec);
+  options.filters.families = parse_list<Family>(o.families, "--family", family_named);
+  options.filters.dtypes = parse_list<Dtype>(o.dtypes, "--dtype", dtype_named);
+  options.filters.precisions = parse_list<PrecisionClass>(o.precisions, "--precision", precision_named);
+  options.filters_text = filters_text(o);
+  std::tie(options.shard_index, options.shard_count) = shard_of(o.shard);
+  options.time_budget_seconds = o.time_budget;
+  if (!o.replay.empty()) options.replay = o.replay;
+  options.regressions = o.regressions;
+  options.save_regressions = !o.no_save;
+  options.run_properties = !o.no_properties;
+  if (o.threads > 0) omp_set_num_threads(o.threads);
+
+  if (!o.quiet)
+    fmt::print(stderr, "peconform run: backend {}, profile {}, seed {}, shard {}/{}, {} threads{}\n", backend->name(),
+               options.profile.name, options.seed, options.shard_index, options.shard_count, omp_get_max_threads(),
+               options.filters_text.empty() ? "" : ", " + options.filters_text);
+  std::signal(SIGINT, on_interrupt);
+  const harness::CampaignResult result = run_campaign(options, *backend, console_progress(o.quiet), interrupted);
+  std::signal(SIGINT, SIG_DFL);
+  write_campaign_reports(result, o.out);
+  if (!o.quiet) {
+    print_cells(result);
+    const harness::RunInfo& i = result.info;
+    fmt::print(stderr, "time: {:.2f} s drawing cases, {:.2f} s in the kernel, {:.2f} s verifying ({:.3g} verified elements/s), "
+               "{:.2f} s wall\n", i.draw_seconds, i.kernel_seconds, i.verify_seconds, i.verified_elements_per_second, i.wall_seconds);
+  }
+  const std::string summary =
+      fmt::format("{}{}: {} elements in {} cases, {} failures, {} of {} properties passed; reports in {}/",
+                  result.conformant() ? "conformant" : "NON-CONFORMANT", result.info.partial ? " (partial: " + result.info.partial_reason + ")" : "",
+                  result.total_elements(), result.info.cases_run + result.info.regressions_replayed, result.failures.size(),
+                  std::count_if(result.properties.begin(), result.properties.end(), [](const auto& p) { return p.passed; }),
+                  result.properties.size(), o.out);
+  if (!result.conformant()) throw CheckFailed(summary);
+  fmt::print(stderr, "{}\n", summary);
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* command = app.add_subcommand("run", "Run the conformance campaign on a backend and write its reports");
+  command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers)")->capture_default_str();
+  command->add_option("--profile", options->profile, "smoke, ci or deep")->capture_default_str();
+  command->add_option("--seed", options->seed, "Campaign seed: the same seed gives the same cases and report")->capture_default_str();
+  command->add_option("--cases", options->cases, "Random cases (overrides the profile's count)");
+  command->add_option("--threads", options->threads, "OpenMP threads (default: OMP_NUM_THREADS or every core)")
+      ->check(CLI::Range(1, 4096));
+  command->add_option("--spec", options->spec, "Draw every case from this spec (its dtype and precision class included)");
+  command->add_option("--family", options->families, "Only these families (repeat, or comma-separated)");
+  command->add_option("--dtype", options->dtypes, "Only these dtypes: fp64, fp32, fp16, bf16");
+  command->add_option("--precision", options->precisions, "Only these precision classes: exact-angle, fp32-angle, lowp-cache");
+  command->add_option("--out", options->out, "Folder for report.json, junit.xml, summary.md and report.html")->capture_default_str();
+  command->add_option("--shard", options->shard, "Run shard I of N (I/N); also read from GTEST_* and SLURM_ARRAY_* variables");
+  command->add_option("--time-budget", options->time_budget, "Stop after this many seconds and write a partial report")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--replay", options->replay, "Run exactly this case string (as a failure prints it) and nothing else");
+  command->add_option("--regressions", options->regressions, "The regression corpus folder")->capture_default_str();
+  command->add_flag("--no-save", options->no_save, "Do not save failures to the regression corpus");
+  command->add_flag("--no-properties", options->no_properties, "Skip the property catalog");
+  command->add_flag("--quiet", options->quiet, "Print failures and errors only");
+  command->callback([options] { run(*options); });
+}
+
+}  // namespace peconform
