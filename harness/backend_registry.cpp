@@ -18,8 +18,8 @@ std::unique_ptr<TensorBackend> make_backend(std::string_view name) {
   // The tiers' call sizes keep one call near a second: binary128 costs about a microsecond
   // per element, MPFR about twenty.
   if (name == "cpu") return make_cpu_tensor_backend();
-  if (name == "fast") return make_reference_tensor_backend(fast_tier(), std::int64_t{1} << 15);
-  if (name == "exact") return make_reference_tensor_backend(exact_tier(), std::int64_t{1} << 11);
+  if (name == "fast") return make_reference_tensor_backend("fast", fast_tier(), std::int64_t{1} << 15);
+  if (name == "exact") return make_reference_tensor_backend("exact", exact_tier(), std::int64_t{1} << 11);
   throw SpecError(fmt::format("unknown backend '{}'; expected one of {}", name, fmt::join(backend_names(), ", ")));
 }
 

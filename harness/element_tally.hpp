@@ -1,6 +1,7 @@
 #pragma once
 // What one thread of the verifier gathers, and the formatting every failure shares: hex float
 // and decimal, ULPs in the storage dtype.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -25,9 +26,11 @@ class ElementTally {
 
   // A bounded element: its error against its bound, at `position` (for the position plot).
   [[gnu::always_inline]] void bounded(double error, double bound, double ulps, int position_bin) {
+    bounded_ratio(bound > 0 ? error / bound : (error > 0 ? std::numeric_limits<double>::infinity() : 0), ulps, position_bin);
+  }
+  [[gnu::always_inline]] void bounded_ratio(double ratio, double ulps, int position_bin) {
     ++stats.elements;
     ++stats.bounded_elements;
-    const double ratio = bound > 0 ? error / bound : (error > 0 ? std::numeric_limits<double>::infinity() : 0);
     if (ratio > stats.worst_ratio) stats.worst_ratio = ratio;
     if (ulps > stats.max_ulp) stats.max_ulp = ulps;
     double& at = stats.worst_ratio_by_position[static_cast<std::size_t>(position_bin)];
@@ -55,26 +58,38 @@ class ElementTally {
 
 // "0x1.8p+0 (1.5)"
 std::string hex_and_decimal(double value);
-// |actual - reference| in units in the last place of `reference` in `type`; inline and free of
-// libm calls, as it runs per element.
-[[gnu::always_inline]] inline double ulps_between(double actual, double reference, ElementType type) {
+// A float format's precision and least normal exponent, for counting ULPs.
+struct UlpFormat {
   int mantissa_bits = 23, min_exponent = -126;
+  bool integer = false;
+};
+inline UlpFormat ulp_format(ElementType type) {
   switch (type) {
-    case ElementType::fp64: mantissa_bits = 52, min_exponent = -1022; break;
-    case ElementType::fp32: break;
-    case ElementType::fp16: mantissa_bits = 10, min_exponent = -14; break;
-    case ElementType::bf16: mantissa_bits = 7; break;
-    case ElementType::int32: return actual == reference ? 0 : std::numeric_limits<double>::infinity();
+    case ElementType::fp64: return {52, -1022, false};
+    case ElementType::fp32: return {23, -126, false};
+    case ElementType::fp16: return {10, -14, false};
+    case ElementType::bf16: return {7, -126, false};
+    case ElementType::int32: return {0, 0, true};
   }
+  return {};
+}
+
+// |actual - reference| in units in the last place of `reference` in `format`; inline and free
+// of libm calls, as it runs per element.
+[[gnu::always_inline]] inline double ulps_between(double actual, double reference, const UlpFormat& format) {
+  if (format.integer) return actual == reference ? 0 : std::numeric_limits<double>::infinity();
   const std::uint64_t bits = std::bit_cast<std::uint64_t>(reference);
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   if (biased == 0x7ff) return std::numeric_limits<double>::infinity();
-  int exponent = biased - 1023;
-  if (exponent < min_exponent) exponent = min_exponent;
-  const int spacing = exponent - mantissa_bits;  // >= -1074
-  const double ulp = std::bit_cast<double>(static_cast<std::uint64_t>(spacing + 1023) << 52);
+  const int exponent = std::max(biased - 1023, format.min_exponent);
+  const int spacing = exponent - format.mantissa_bits;  // >= -1074
   const double difference = actual > reference ? actual - reference : reference - actual;
-  return spacing >= -1022 ? difference / ulp : difference * 0x1p1022 / std::bit_cast<double>(static_cast<std::uint64_t>(spacing + 2045) << 52);
+  // Dividing by a power of two is multiplying by its inverse, exactly, when that is a double.
+  if (spacing > -1023) return difference * std::bit_cast<double>(static_cast<std::uint64_t>(1023 - spacing) << 52);
+  return difference * 0x1p1022 / std::bit_cast<double>(static_cast<std::uint64_t>(spacing + 2045) << 52);
+}
+inline double ulps_between(double actual, double reference, ElementType type) {
+  return ulps_between(actual, reference, ulp_format(type));
 }
 
 }  // namespace peconform::harness

@@ -27,8 +27,9 @@ void store(Buffer& buffer, std::int64_t index, const Wide& value) {
 
 class ReferenceTensorBackend final : public TensorBackend {
  public:
-  ReferenceTensorBackend(const Implementation& tier, std::int64_t largest) : tier_(tier), largest_(largest) {}
-  std::string name() const override { return tier_.name(); }
+  ReferenceTensorBackend(std::string name, const Implementation& tier, std::int64_t largest)
+      : name_(std::move(name)), tier_(tier), largest_(largest) {}
+  std::string name() const override { return name_; }
   BackendCapabilities capabilities() const override {
     return {all_families(),
             {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16},
@@ -74,14 +75,16 @@ class ReferenceTensorBackend final : public TensorBackend {
     for (std::size_t e = 0; e < values.size(); ++e) store(out, out.offset_of(b, s, h, static_cast<std::int64_t>(e)), values[e]);
   }
 
+  std::string name_;
   const Implementation& tier_;
   std::int64_t largest_;
 };
 
 }  // namespace
 
-std::unique_ptr<TensorBackend> make_reference_tensor_backend(const Implementation& tier, std::int64_t largest_call_elements) {
-  return std::make_unique<ReferenceTensorBackend>(tier, largest_call_elements);
+std::unique_ptr<TensorBackend> make_reference_tensor_backend(std::string name, const Implementation& tier,
+                                                             std::int64_t largest_call_elements) {
+  return std::make_unique<ReferenceTensorBackend>(std::move(name), tier, largest_call_elements);
 }
 
 }  // namespace peconform::harness

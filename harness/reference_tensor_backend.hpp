@@ -9,6 +9,8 @@
 
 namespace peconform::harness {
 
-std::unique_ptr<TensorBackend> make_reference_tensor_backend(const Implementation& tier, std::int64_t largest_call_elements);
+// `name` is what --backend calls it (fast, exact).
+std::unique_ptr<TensorBackend> make_reference_tensor_backend(std::string name, const Implementation& tier,
+                                                             std::int64_t largest_call_elements);
 
 }  // namespace peconform::harness

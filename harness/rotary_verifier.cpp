@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <omp.h>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct TokenPair {
   // the reference is formed in binary128 instead, from these.
   bool in_binary128 = false;
   Wide cos_wide, sin_wide;
+  // The fast path's claim test: claim_scale max(r, 1) < claim_limit, the storage range less
+  // 2^-6; +inf where the fast path must not decide (the binary128 pairs).
+  double fast_claim_scale = 0, claim_limit = 0;
 };
 
 // Below this amplitude (or A r) the double screen's underflow would be as large as the kernel's
@@ -77,7 +81,10 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
   t.reference_relative = 1.4143 * cs.error + 6 * 0x1p-53;
+  t.claim_limit = t.terms.largest / (1 + 0x1p-6);
+  t.fast_claim_scale = t.claim_scale * (1 + 0x1p-50);  // the division above rounds; stay inside the claim
   if (t.amplitude < kSmallestScreenedAmplitude) {
+    t.fast_claim_scale = std::numeric_limits<double>::infinity();
     const Wide amplitude = spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention;
     t.in_binary128 = true;
     t.cos_wide = Wide(cs.cos) * amplitude;
@@ -90,16 +97,16 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
 template <class Access>
 void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs, const std::vector<std::size_t>& pass_through,
                  const std::vector<TokenPair>& token, std::int64_t b, std::int64_t s, const Point& point,
-                 Escalation& escalation, ElementTally& tally) {
+                 Escalation& escalation, std::vector<std::size_t>& slow, ElementTally& tally) {
   const Spec& spec = call.spec;
   const ElementType type = element_type(spec.dtype);
   const std::uint64_t sentinel = sentinel_bits(type);
   const int bin = position_bin(point.c[0]);
+  const UlpFormat format = ulp_format(type);
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
     const Buffer& in = call.inputs[o];
     const Buffer& out = call.outputs[o];
     const std::int64_t heads = out.shape[2];
-    std::vector<std::size_t> slow(pairs.size());
     for (std::int64_t h = 0; h < heads; ++h) {
       std::size_t slow_count = 0;
       const std::int64_t row = ((b * out.shape[1] + s) * heads + h) * spec.d;
@@ -114,7 +121,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const std::int64_t at = out.offset_of(b, s, h, static_cast<std::int64_t>(e));
         const std::int64_t from = in.offset_of(b, s, h, static_cast<std::int64_t>(e));
         const std::uint64_t got = Access::bits(out, at);
-        if (got == Access::bits(in, from)) {
+        if (got == Access::bits(in, from) || (std::isnan(Access::value(out, at)) && std::isnan(Access::value(in, from)))) {
           tally.identical();
           continue;
         }
@@ -129,27 +136,29 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
       // here in one tight loop; anything else goes to the full check below.
       const std::int64_t in_base = in.offset_of(b, s, h, 0), out_base = out.offset_of(b, s, h, 0);
       const std::int64_t in_step = in.stride[3], out_step = out.stride[3];
+      const auto* const x = Access::pointer(in) + in_base;
+      const auto* const y = Access::pointer(out) + out_base;
       for (std::size_t j = 0; j < pairs.size(); ++j) {
         const PairConstants& pair = pairs[j];
         const TokenPair& t = token[j];
         const auto ea = static_cast<std::int64_t>(pair.a), eb = static_cast<std::int64_t>(pair.b);
-        const double xa = Access::value(in, in_base + ea * in_step), xb = Access::value(in, in_base + eb * in_step);
-        const double ya = Access::value(out, out_base + ea * out_step), yb = Access::value(out, out_base + eb * out_step);
+        const double xa = Access::load(x, ea * in_step), xb = Access::load(x, eb * in_step);
+        const double ya = Access::load(y, ea * out_step), yb = Access::load(y, eb * out_step);
         const double r = std::sqrt(xa * xa + xb * xb);
         const double scale = t.amplitude * r;
         const double bound = (scale * t.terms.relative + r * t.terms.per_norm + t.terms.absolute) * kBoundRounding;
         const double screen = scale * t.reference_relative;
         const double ra = xa * t.cos - xb * t.sin, rb = xa * t.sin + xb * t.cos;
         const double da = std::abs(ya - ra), db = std::abs(yb - rb);
-        const bool decided = !t.in_binary128 && scale >= kSmallestScreenedAmplitude && bound < scale &&
-                             t.claim_scale * std::max(r, 1.0) * (1 + 0x1p-6) < t.terms.largest &&
-                             da + screen <= bound && db + screen <= bound;
+        const bool decided = t.fast_claim_scale * std::max(r, 1.0) < t.claim_limit && scale >= kSmallestScreenedAmplitude &&
+                             bound < scale && std::max(da, db) + screen <= bound;
         if (!decided) {
           slow[slow_count++] = j;
           continue;
         }
-        tally.bounded(da, bound, ulps_between(ya, ra, type), bin);
-        tally.bounded(db, bound, ulps_between(yb, rb, type), bin);
+        const double inverse = 1 / bound;
+        tally.bounded_ratio(da * inverse, ulps_between(ya, ra, format), bin);
+        tally.bounded_ratio(db * inverse, ulps_between(yb, rb, format), bin);
       }
       for (std::size_t k = 0; k < slow_count; ++k) {
         const std::size_t j = slow[k];
@@ -249,13 +258,14 @@ ElementTally verify_rotary(const KernelCall& call) {
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
     std::vector<TokenPair> token(pairs.size());
+    std::vector<std::size_t> slow(pairs.size());  // the pairs of one row the fast path left
 #pragma omp for schedule(static)
     for (std::int64_t t = 0; t < batch * seq; ++t) {
       const std::int64_t b = t / seq, s = t % seq;
       const Point point = token_point(call, b, s);
       for (std::size_t j = 0; j < pairs.size(); ++j) token[j] = token_pair(spec, pairs[j], point, attention);
       with_typed_access(spec.dtype, [&](auto access) {
-        check_token<decltype(access)>(call, pairs, pass_through, token, b, s, point, escalation, tally);
+        check_token<decltype(access)>(call, pairs, pass_through, token, b, s, point, escalation, slow, tally);
       });
     }
   }

@@ -13,6 +13,9 @@ template <class T> struct Typed {
   static double value(const Buffer& buffer, std::int64_t index) {
     return static_cast<double>(cpu::load(reinterpret_cast<const T*>(buffer.bytes.data())[index]));
   }
+  // For inner loops: the typed base pointer once, then plain loads.
+  static const T* pointer(const Buffer& buffer) { return reinterpret_cast<const T*>(buffer.bytes.data()); }
+  static double load(const T* data, std::int64_t index) { return static_cast<double>(cpu::load(data[index])); }
   static std::uint64_t bits(const Buffer& buffer, std::int64_t index) {
     std::uint64_t out = 0;
     std::memcpy(&out, buffer.bytes.data() + index * static_cast<std::int64_t>(sizeof(T)), sizeof(T));

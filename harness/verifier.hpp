@@ -3,7 +3,8 @@
 // precision class claims (backends/cpu/error_model.hpp, DESIGN.md section 2):
 // - first what must be exact: guards and padding still the sentinel, no output left unwritten,
 //   NaN inputs giving NaN in their pair, pass-through dims, gathers, indices and masks
-//   bit-identical;
+//   bit-identical (a NaN matches any NaN: IEEE 754 gives a NaN's sign and payload no meaning,
+//   and a kernel that copies through arithmetic may change them);
 // - then NaN, Inf and sign mismatches, before any numeric error;
 // - then the numeric error, screened in double with a proven reference error e: an element
 //   passes when err + e <= B, fails when err - e > B, and is otherwise re-checked in the exact
