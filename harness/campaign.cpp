@@ -158,7 +158,9 @@ class Run {
     stats.worst_case_index = index;
     result_.cells[key].merge(stats);
     if (!outcome.failed()) return;
-    const Shrunk shrunk = index == 0 ? Shrunk{description, outcome} : shrink_case(description, outcome, backend_);
+    // A hang is not shrunk: every attempt would cost the whole case timeout.
+    const bool shrinkable = index != 0 && outcome.error_kind != "hang";
+    const Shrunk shrunk = shrinkable ? shrink_case(description, outcome, backend_) : Shrunk{description, outcome};
     FailureRecord failure;
     failure.case_text = shrunk.description.text();
     failure.original_case = description.text();
@@ -169,7 +171,7 @@ class Run {
     failure.cell_precision = key.precision;
     if (shrunk.outcome.verdict.first_failure) failure.first = *shrunk.outcome.verdict.first_failure;
     if (!shrunk.outcome.error.empty()) {
-      failure.first.kind = "error";
+      failure.first.kind = shrunk.outcome.error_kind;
       failure.message = shrunk.outcome.error;
     }
     failure.failing_elements = shrunk.outcome.verdict.failing_elements;

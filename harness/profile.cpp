@@ -8,7 +8,7 @@ namespace peconform::harness {
 
 Profile profile_named(std::string_view name) {
   if (name == "smoke") return {"smoke", 120, std::int64_t{1} << 16, 20, false};
-  if (name == "ci") return {"ci", 1000, std::int64_t{1} << 21, 100, false};
+  if (name == "ci") return {"ci", 1000, std::int64_t{1} << 21, 300, false};
   if (name == "deep") return {"deep", 20000, std::int64_t{1} << 25, 10000, true};
   throw SpecError(fmt::format("unknown profile '{}'; expected smoke, ci or deep", name));
 }

@@ -10,7 +10,7 @@ namespace peconform::harness {
 namespace {
 
 std::string failure_kind(const CaseOutcome& outcome) {
-  if (!outcome.error.empty()) return "error";
+  if (!outcome.error.empty()) return outcome.error_kind;
   return outcome.verdict.first_failure ? outcome.verdict.first_failure->kind : "";
 }
 
@@ -51,7 +51,14 @@ CaseOutcome run_case(const CaseDescription& description, const TensorBackend& ba
   start = Clock::now();
   try {
     backend.run(call);
+  } catch (const KernelFailure& failure) {
+    outcome.error_kind = failure.kind();
+    outcome.error = failure.what();
+    outcome.verdict.stats.cases = 1;
+    outcome.verdict.stats.failed_cases = 1;
+    return outcome;
   } catch (const std::exception& error) {
+    outcome.error_kind = "error";
     outcome.error = error.what();
     outcome.verdict.stats.cases = 1;
     outcome.verdict.stats.failed_cases = 1;

@@ -9,10 +9,12 @@
 namespace peconform::harness {
 
 // The verdict of running `description` on `backend`; a call the backend refuses or throws on
-// fails with kind "error" and the exception's message.
+// fails with kind "error", one whose kernel crashed or hung with "crash" or "hang", each with
+// the message.
 struct CaseOutcome {
   CaseVerdict verdict;
-  std::string error;  // what the backend threw, if it threw
+  std::string error;       // what the backend threw, if it threw
+  std::string error_kind;  // error, crash or hang
   double draw_seconds = 0, kernel_seconds = 0, verify_seconds = 0;
   bool failed() const { return verdict.failed() || !error.empty(); }
 };

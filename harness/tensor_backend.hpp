@@ -6,6 +6,7 @@
 // wherever its kernel runs (a device, a child process) and copies the outputs back.
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,18 @@
 #include "harness/kernel_call.hpp"
 
 namespace peconform::harness {
+
+// What a backend throws when its kernel crashed or hung (an isolated backend's child died or
+// ran out of time), as opposed to refusing the call (SpecError): the campaign reports a failure
+// of this kind ("crash", "hang") and goes on with the next case.
+class KernelFailure : public std::runtime_error {
+ public:
+  KernelFailure(std::string kind, const std::string& message) : std::runtime_error(message), kind_(std::move(kind)) {}
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+};
 
 struct BackendCapabilities {
   std::vector<Family> families;

@@ -52,8 +52,8 @@ harness::CampaignProgress console_progress(bool quiet) {
 void print_failure(const harness::FailureRecord& f) {
   const harness::ElementFailure& e = f.first;
   fmt::print(stderr, "\nFAIL [{}] {}\n", e.kind, f.case_text);
-  if (!f.message.empty()) fmt::print(stderr, "  the backend threw: {}\n", f.message);
-  if (e.kind != "error") {
+  if (!f.message.empty()) fmt::print(stderr, "  the kernel: {}\n", f.message);
+  if (f.message.empty()) {
     fmt::print(stderr, "  element   {} {} at [{}] (batch, token, head, dim), position {}\n", e.operand, e.element,
                fmt::join(e.at, ", "), e.position);
     fmt::print(stderr, "  input     {}\n  reference {}\n  actual    {}\n", e.input, e.reference, e.actual);

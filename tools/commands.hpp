@@ -11,5 +11,6 @@ void add_selfcheck_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
+void add_worker_command(CLI::App& app);
 
 }  // namespace peconform

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   peconform::add_bench_command(app);
   peconform::add_run_command(app);
   peconform::add_merge_command(app);
+  peconform::add_worker_command(app);
   try {
     if (argc > 1 && argv[1][0] != '-') {
       const std::string name = argv[1];

@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include "harness/campaign.hpp"
+#include "harness/isolated_backend.hpp"
 #include "reports/campaign_reports.hpp"
 #include "spec/spec_error.hpp"
 #include "tools/campaign_console.hpp"
@@ -41,6 +42,8 @@ struct RunOptions {
   bool no_save = false;
   bool no_properties = false;
   bool quiet = false;
+  bool isolate = false;
+  double case_timeout = 600;
 };
 
 std::optional<std::string> environment(const char* name) {
@@ -115,7 +118,10 @@ std::string filters_text(const RunOptions& o) {
 }
 
 void run(const RunOptions& o) {
-  const std::unique_ptr<harness::TensorBackend> backend = harness::make_backend(o.backend);
+  std::unique_ptr<harness::TensorBackend> backend = harness::make_backend(o.backend);
+  if (o.isolate)
+    backend = harness::make_isolated_backend(std::move(backend), {"/proc/self/exe", "worker", "--backend", o.backend},
+                                             o.case_timeout);
   harness::CampaignOptions options;
   options.profile = harness::profile_named(o.profile);
   options.seed = o.seed;
@@ -181,6 +187,11 @@ void add_run_command(CLI::App& app) {
   command->add_flag("--no-save", options->no_save, "Do not save failures to the regression corpus");
   command->add_flag("--no-properties", options->no_properties, "Skip the property catalog");
   command->add_flag("--quiet", options->quiet, "Print failures and errors only");
+  command->add_flag("--isolate", options->isolate,
+                    "Run the kernels in a child process: a crash or hang fails its case, not the campaign");
+  command->add_option("--case-timeout", options->case_timeout, "With --isolate: seconds a call may take before it counts as a hang")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   command->callback([options] { run(*options); });
 }
 

@@ -1,6 +1,8 @@
 #include "broken_backends.hpp"
 
+#include <csignal>
 #include <cstring>
+#include <unistd.h>
 #include <stdexcept>
 
 namespace peconform::harness {
@@ -20,7 +22,11 @@ class BrokenBackend final : public TensorBackend {
       altered.spec.layout = altered.spec.layout == Layout::half ? Layout::interleaved : Layout::half;
     } else if (bug_ == "position-off-by-one") {
       altered.id_offset += 1;
-    } else if (bug_ != "last-element-unwritten") {
+    } else if (bug_ == "crash-on-bf16" && call.spec.dtype == Dtype::bf16) {
+      std::raise(SIGSEGV);
+    } else if (bug_ == "hang-on-bf16" && call.spec.dtype == Dtype::bf16) {
+      for (;;) pause();
+    } else if (bug_ != "last-element-unwritten" && bug_ != "crash-on-bf16" && bug_ != "hang-on-bf16") {
       throw std::logic_error("unknown bug " + bug_);
     }
     cpu_->run(altered);

@@ -12,6 +12,7 @@ namespace peconform::harness {
 // (TensorRT-LLM #18774). "swapped-layout": pairs (i, i+d/2) where the spec says (2i, 2i+1) and
 // back (llama.cpp #7451). "position-off-by-one": rotates every token at its position plus one.
 // "last-element-unwritten": leaves the last element of the last operand as it was (ggml #1324).
+// "crash-on-bf16" and "hang-on-bf16": a segmentation fault, or a wait forever, on bf16 calls.
 std::unique_ptr<TensorBackend> make_broken_backend(const std::string& bug);
 
 }  // namespace peconform::harness

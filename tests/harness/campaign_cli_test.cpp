@@ -121,6 +121,19 @@ TEST_F(CampaignCli, TimeBudgetWritesAPartialReport) {
   EXPECT_TRUE(std::filesystem::exists(folder_ / "partial" / "report.html"));
 }
 
+TEST_F(CampaignCli, CtrlCWritesAPartialReport) {
+  const std::string command =
+      fmt::format("timeout --preserve-status -s INT 2 '{}' run --profile ci --quiet --out '{}' --regressions '{}'",
+                  PECONFORM_BINARY, out("interrupted"), out("regressions"));
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const nlohmann::json json = report("interrupted");
+  EXPECT_TRUE(json.at("run").at("partial").get<bool>());
+  EXPECT_EQ(json.at("run").at("partial_reason"), "interrupted");
+  EXPECT_GT(json.at("run").at("cases_run").get<int>(), 0);
+}
+
 TEST_F(CampaignCli, ReplayRunsOneCase) {
   const std::string text =
       "rope(d=72,base=10000,layout=half,dtype=bf16) | batch=1 seq=3 heads=2 order=bshd pad=0 place=out ids=int32 "
