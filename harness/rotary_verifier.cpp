@@ -1,6 +1,7 @@
 // The verifier for the rotary families (rope, xpos, mrope, rope2d): per token, cos and sin of
 // every pair once (screened_cos_sin), shared by every head of every operand.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -36,9 +37,13 @@ struct TokenPair {
   // the reference is formed in binary128 instead, from these.
   bool in_binary128 = false;
   Wide cos_wide, sin_wide;
-  // The fast path's claim test: claim_scale max(r, 1) < claim_limit, the storage range less
-  // 2^-6; +inf where the fast path must not decide (the binary128 pairs).
-  double fast_claim_scale = 0, claim_limit = 0;
+};
+
+// The fast path's view of a TokenPair, compact so that a row's pairs stay in cache.
+struct FastPair {
+  std::int64_t a = 0, b = 0;
+  double cos = 0, sin = 0, amplitude = 0, relative = 0, reference_relative = 0;
+  double claim_scale = 0;  // +inf where the fast path must not decide (the binary128 pairs)
 };
 
 // Below this amplitude (or A r) the double screen's underflow would be as large as the kernel's
@@ -81,10 +86,7 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
   t.reference_relative = 1.4143 * cs.error + 6 * 0x1p-53;
-  t.claim_limit = t.terms.largest / (1 + 0x1p-6);
-  t.fast_claim_scale = t.claim_scale * (1 + 0x1p-50);  // the division above rounds; stay inside the claim
   if (t.amplitude < kSmallestScreenedAmplitude) {
-    t.fast_claim_scale = std::numeric_limits<double>::infinity();
     const Wide amplitude = spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention;
     t.in_binary128 = true;
     t.cos_wide = Wide(cs.cos) * amplitude;
@@ -94,15 +96,27 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   return t;
 }
 
+FastPair fast_pair(const PairConstants& pair, const TokenPair& t) {
+  // The claim test becomes claim_scale max(r, 1) < largest / (1 + 2^-6); the scale grows by
+  // 2^-50 to cover that division's rounding, so the fast path stays inside the claim.
+  return {static_cast<std::int64_t>(pair.a), static_cast<std::int64_t>(pair.b), t.cos, t.sin, t.amplitude, t.terms.relative,
+          t.reference_relative, t.in_binary128 ? std::numeric_limits<double>::infinity() : t.claim_scale * (1 + 0x1p-50)};
+}
+
 template <class Access>
 void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs, const std::vector<std::size_t>& pass_through,
-                 const std::vector<TokenPair>& token, std::int64_t b, std::int64_t s, const Point& point,
-                 Escalation& escalation, std::vector<std::size_t>& slow, ElementTally& tally) {
+                 const std::vector<TokenPair>& token, const std::vector<FastPair>& fast, std::int64_t b, std::int64_t s,
+                 const Point& point, Escalation& escalation, std::vector<std::size_t>& slow, ElementTally& tally) {
   const Spec& spec = call.spec;
   const ElementType type = element_type(spec.dtype);
   const std::uint64_t sentinel = sentinel_bits(type);
   const int bin = position_bin(point.c[0]);
   const UlpFormat format = ulp_format(type);
+  // Terms that depend on the spec alone.
+  const cpu::RotaryBoundTerms<double> constant = cpu::rotary_bound_terms<double>(spec, 0.0, 0.0);
+  const double per_norm = constant.per_norm, absolute = constant.absolute;
+  const double claim_limit = constant.largest / (1 + 0x1p-6);
+  std::array<std::uint64_t, kRatioBins>& histogram = tally.stats.ratio_histogram;
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
     const Buffer& in = call.inputs[o];
     const Buffer& out = call.outputs[o];
@@ -138,28 +152,39 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
       const std::int64_t in_step = in.stride[3], out_step = out.stride[3];
       const auto* const x = Access::pointer(in) + in_base;
       const auto* const y = Access::pointer(out) + out_base;
+      // The per-cell statistics gathered locally and folded in once per row.
+      double worst = 0, most_ulps = 0;
+      std::uint64_t decided_elements = 0;
       for (std::size_t j = 0; j < pairs.size(); ++j) {
-        const PairConstants& pair = pairs[j];
-        const TokenPair& t = token[j];
-        const auto ea = static_cast<std::int64_t>(pair.a), eb = static_cast<std::int64_t>(pair.b);
-        const double xa = Access::load(x, ea * in_step), xb = Access::load(x, eb * in_step);
-        const double ya = Access::load(y, ea * out_step), yb = Access::load(y, eb * out_step);
+        const FastPair& t = fast[j];
+        const double xa = Access::load(x, t.a * in_step), xb = Access::load(x, t.b * in_step);
+        const double ya = Access::load(y, t.a * out_step), yb = Access::load(y, t.b * out_step);
         const double r = std::sqrt(xa * xa + xb * xb);
         const double scale = t.amplitude * r;
-        const double bound = (scale * t.terms.relative + r * t.terms.per_norm + t.terms.absolute) * kBoundRounding;
+        const double bound = (scale * t.relative + r * per_norm + absolute) * kBoundRounding;
         const double screen = scale * t.reference_relative;
         const double ra = xa * t.cos - xb * t.sin, rb = xa * t.sin + xb * t.cos;
         const double da = std::abs(ya - ra), db = std::abs(yb - rb);
-        const bool decided = t.fast_claim_scale * std::max(r, 1.0) < t.claim_limit && scale >= kSmallestScreenedAmplitude &&
-                             bound < scale && std::max(da, db) + screen <= bound;
+        const bool decided = t.claim_scale * std::max(r, 1.0) < claim_limit && scale >= kSmallestScreenedAmplitude &&
+                             bound < scale && da + screen <= bound && db + screen <= bound;  // false for NaN
         if (!decided) {
           slow[slow_count++] = j;
           continue;
         }
         const double inverse = 1 / bound;
-        tally.bounded_ratio(da * inverse, ulps_between(ya, ra, format), bin);
-        tally.bounded_ratio(db * inverse, ulps_between(yb, rb, format), bin);
+        const double ratio_a = da * inverse, ratio_b = db * inverse;
+        worst = std::max(worst, std::max(ratio_a, ratio_b));
+        most_ulps = std::max(most_ulps, std::max(ulps_between(ya, ra, format), ulps_between(yb, rb, format)));
+        ++histogram[static_cast<std::size_t>(ratio_bin(ratio_a))];
+        ++histogram[static_cast<std::size_t>(ratio_bin(ratio_b))];
+        decided_elements += 2;
       }
+      tally.stats.elements += decided_elements;
+      tally.stats.bounded_elements += decided_elements;
+      tally.stats.worst_ratio = std::max(tally.stats.worst_ratio, worst);
+      tally.stats.max_ulp = std::max(tally.stats.max_ulp, most_ulps);
+      double& at_position = tally.stats.worst_ratio_by_position[static_cast<std::size_t>(bin)];
+      at_position = std::max(at_position, worst);
       for (std::size_t k = 0; k < slow_count; ++k) {
         const std::size_t j = slow[k];
         const PairConstants& pair = pairs[j];
@@ -258,14 +283,18 @@ ElementTally verify_rotary(const KernelCall& call) {
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
     std::vector<TokenPair> token(pairs.size());
+    std::vector<FastPair> fast(pairs.size());
     std::vector<std::size_t> slow(pairs.size());  // the pairs of one row the fast path left
 #pragma omp for schedule(static)
     for (std::int64_t t = 0; t < batch * seq; ++t) {
       const std::int64_t b = t / seq, s = t % seq;
       const Point point = token_point(call, b, s);
-      for (std::size_t j = 0; j < pairs.size(); ++j) token[j] = token_pair(spec, pairs[j], point, attention);
+      for (std::size_t j = 0; j < pairs.size(); ++j) {
+        token[j] = token_pair(spec, pairs[j], point, attention);
+        fast[j] = fast_pair(pairs[j], token[j]);
+      }
       with_typed_access(spec.dtype, [&](auto access) {
-        check_token<decltype(access)>(call, pairs, pass_through, token, b, s, point, escalation, slow, tally);
+        check_token<decltype(access)>(call, pairs, pass_through, token, fast, b, s, point, escalation, slow, tally);
       });
     }
   }
