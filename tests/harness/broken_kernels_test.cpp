@@ -3,13 +3,12 @@
 // the correct kernels pass the same case.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "broken_backends.hpp"
 #include "harness/campaign.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace peconform::harness {
 namespace {
@@ -22,25 +21,18 @@ struct BrokenCase {
 
 class BrokenKernel : public testing::TestWithParam<BrokenCase> {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/peconform-broken-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    folder_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(folder_); }
-
   CampaignOptions options() const {
     CampaignOptions o;
     o.profile = profile_named("smoke");
     o.seed = 7;
     o.cases = 12;
     o.filters.spec = Spec::parse(GetParam().spec);
-    o.regressions = folder_;
+    o.regressions = scratch_.path();
     o.run_properties = false;
     return o;
   }
 
-  std::filesystem::path folder_;
+  ScratchDir scratch_;
 };
 
 TEST_P(BrokenKernel, IsCaughtShrunkSavedAndReplayed) {

@@ -10,31 +10,17 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
-namespace {
+#include "support/scratch_dir.hpp"
 
-struct Outcome {
-  int exit_code;
-  std::string output;
-};
+namespace {
 
 class CampaignCli : public testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/peconform-campaign-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    folder_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(folder_); }
-
-  Outcome run(const std::string& arguments) const {
-    const std::string log = (folder_ / "log.txt").string();
-    // Every run gets a regression corpus of its own, empty, so that runs compare alike.
+  // Every run gets a regression corpus of its own, empty, so that runs compare alike.
+  peconform::ToolRun run(const std::string& arguments) const {
     const std::string corpus =
         arguments.starts_with("run") ? fmt::format(" --regressions '{}'", (folder_ / "regressions").string()) : "";
-    const std::string command = fmt::format("'{}' {}{} > '{}' 2>&1", PECONFORM_BINARY, arguments, corpus, log);
-    const int status = std::system(command.c_str());
-    std::ifstream in(log);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, std::string(std::istreambuf_iterator<char>(in), {})};
+    return peconform::run_tool(fmt::format("'{}' {}{}", PECONFORM_BINARY, arguments, corpus));
   }
 
   // report.json without the fields that may differ between identical runs.
@@ -49,7 +35,8 @@ class CampaignCli : public testing::Test {
 
   std::string out(const std::string& name) const { return (folder_ / name).string(); }
 
-  std::filesystem::path folder_;
+  peconform::ScratchDir scratch_;
+  const std::filesystem::path& folder_ = scratch_.path();
 };
 
 // The ci profile's shapes and properties, with fewer cases so the test stays short.
@@ -71,7 +58,7 @@ TEST_F(CampaignCli, MergedShardsEqualTheUnshardedRun) {
   const std::string second = fmt::format("GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1 '{}' {} --out '{}' --regressions '{}'",
                                          PECONFORM_BINARY, kCampaign, out("second"), out("regressions"));
   ASSERT_EQ(std::system(second.c_str()), 0);
-  const Outcome merged = run(fmt::format("merge '{}' '{}' --out '{}'", out("first"), out("second"), out("merged")));
+  const peconform::ToolRun merged = run(fmt::format("merge '{}' '{}' --out '{}'", out("first"), out("second"), out("merged")));
   ASSERT_EQ(merged.exit_code, 0) << merged.output;
   nlohmann::json whole = report("whole"), joined = report("merged");
   EXPECT_GT(report("first").at("run").at("cases_run").get<int>(), 0);
@@ -102,17 +89,17 @@ TEST_F(CampaignCli, BadInputExitsTwoNamingTheValue) {
            {"run --spec 'rope(d=7)'", "rope"},
            {"run --replay 'rope(d=8) | seq=0'", "'seq' has value '0'"},
            {"run --time-budget -3", "-3"}}) {
-    const Outcome outcome = run(arguments + " --out " + out("bad"));
+    const peconform::ToolRun outcome = run(arguments + " --out " + out("bad"));
     EXPECT_EQ(outcome.exit_code, 2) << arguments << "\n" << outcome.output;
     EXPECT_NE(outcome.output.find(named), std::string::npos) << arguments << "\n" << outcome.output;
   }
   EXPECT_FALSE(std::filesystem::exists(folder_ / "bad" / "report.json")) << "no report from bad input";
-  const Outcome merge = run(fmt::format("merge '{}' --out '{}'", out("missing"), out("m")));
+  const peconform::ToolRun merge = run(fmt::format("merge '{}' --out '{}'", out("missing"), out("m")));
   EXPECT_EQ(merge.exit_code, 2) << merge.output;
 }
 
 TEST_F(CampaignCli, TimeBudgetWritesAPartialReport) {
-  const Outcome outcome = run(fmt::format("run --profile ci --time-budget 1 --out '{}'", out("partial")));
+  const peconform::ToolRun outcome = run(fmt::format("run --profile ci --time-budget 1 --out '{}'", out("partial")));
   EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
   const nlohmann::json json = report("partial");
   EXPECT_TRUE(json.at("run").at("partial").get<bool>());
@@ -138,7 +125,7 @@ TEST_F(CampaignCli, ReplayRunsOneCase) {
   const std::string text =
       "rope(d=72,base=10000,layout=half,dtype=bf16) | batch=1 seq=3 heads=2 order=bshd pad=0 place=out ids=int32 "
       "positions=run offset=16777215 inputs=activations seed=0x5";
-  const Outcome outcome = run(fmt::format("run --replay '{}' --out '{}'", text, out("replay")));
+  const peconform::ToolRun outcome = run(fmt::format("run --replay '{}' --out '{}'", text, out("replay")));
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   const nlohmann::json json = report("replay");
   EXPECT_EQ(json.at("run").at("cases_run"), 1);

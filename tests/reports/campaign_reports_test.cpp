@@ -6,7 +6,7 @@
 #include "reports/report_html.hpp"
 #include "reports/summary_markdown.hpp"
 #include "sample_result.hpp"
-#include "scratch_dir.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace peconform {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "reports/junit_xml.hpp"
 #include "sample_result.hpp"
-#include "scratch_dir.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace peconform {
 namespace {

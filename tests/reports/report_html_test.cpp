@@ -6,7 +6,7 @@
 #include "reports/report_html.hpp"
 #include "reports/xml_escape.hpp"
 #include "sample_result.hpp"
-#include "scratch_dir.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace peconform {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "harness/campaign_result.hpp"
 #include "sample_result.hpp"
-#include "scratch_dir.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace peconform {
 namespace {

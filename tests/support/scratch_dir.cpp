@@ -1,4 +1,4 @@
-#include "scratch_dir.hpp"
+#include "support/scratch_dir.hpp"
 
 #include <array>
 #include <cstdio>
@@ -12,7 +12,7 @@
 namespace peconform {
 
 ScratchDir::ScratchDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "peconform-reports-XXXXXX").string();
+  std::string pattern = (std::filesystem::temp_directory_path() / "peconform-test-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error(fmt::format("mkdtemp '{}' failed", pattern));
   path_ = pattern;
 }

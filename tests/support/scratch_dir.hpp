@@ -1,7 +1,8 @@
 #pragma once
-// A private temporary directory for a test, and running the external tools (xmllint, Python's
-// jsonschema, headless Chromium) that check the reports in it. Each test gets its own directory
-// from mkdtemp, so parallel ctest runs never share a file.
+// A private temporary directory for a test, and running commands in it: the peconform binary,
+// and the external tools (xmllint, Python's jsonschema, headless Chromium) that check the
+// reports. Each test gets its own directory from mkdtemp, so parallel ctest runs never share a
+// file.
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <string>
