@@ -205,7 +205,6 @@ CampaignResult run_campaign(const CampaignOptions& options, const TensorBackend&
   run.replay_regressions();
   run.random_cases();
   if (options.run_properties) run.properties();
-  run.going_on();
   return run.finish();
 }
 

@@ -21,24 +21,23 @@ template <class T> bool allowed(const std::vector<T>& chosen, T value) {
 
 // A spec of `family` from the property generators, drawn with a RapidCheck random of the case's
 // own seed (RapidCheck's generators are deterministic for a given random and size).
-Spec draw_spec(Family family, std::uint64_t seed) {
-  rc::Gen<Spec> gen = gen_any_spec();
+rc::Gen<Spec> spec_generator(Family family) {
   switch (family) {
-    case Family::rope: gen = gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes}); break;
-    case Family::xpos:
-      gen = gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear, PlanKind::yarn}, Partial::sometimes});
-      break;
-    case Family::mrope: gen = gen_rotary_spec({Family::mrope, {PlanKind::none, PlanKind::linear}, Partial::sometimes}); break;
-    case Family::rope2d: gen = gen_rotary_spec({Family::rope2d, {PlanKind::none}, Partial::never}); break;
-    case Family::sinusoidal: gen = gen_sinusoidal_spec(); break;
-    case Family::xl: gen = gen_xl_spec(); break;
-    case Family::learned: gen = gen_learned_spec(); break;
-    case Family::alibi: gen = gen_alibi_spec(); break;
-    case Family::t5: gen = gen_t5_spec(); break;
-    case Family::shaw: gen = gen_shaw_spec(); break;
+    case Family::rope: return gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes});
+    case Family::xpos: return gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear, PlanKind::yarn}, Partial::sometimes});
+    case Family::mrope: return gen_rotary_spec({Family::mrope, {PlanKind::none, PlanKind::linear}, Partial::sometimes});
+    case Family::rope2d: return gen_rotary_spec({Family::rope2d, {PlanKind::none}, Partial::never});
+    case Family::sinusoidal: return gen_sinusoidal_spec();
+    case Family::xl: return gen_xl_spec();
+    case Family::learned: return gen_learned_spec();
+    case Family::alibi: return gen_alibi_spec();
+    case Family::t5: return gen_t5_spec();
+    case Family::shaw: return gen_shaw_spec();
   }
-  return gen(rc::Random(seed), 100).value();
+  return gen_any_spec();
 }
+
+Spec draw_spec(Family family, std::uint64_t seed) { return spec_generator(family)(rc::Random(seed), 100).value(); }
 
 // An offset for `count` consecutive positions below `limit`: log-uniform, or one of the edges
 // 0, 2^24 - 1, 2^24, 2^24 + 1 and the limit itself.

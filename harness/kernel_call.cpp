@@ -43,24 +43,6 @@ double decode(ElementType type, std::uint64_t bits) {
   return 0;
 }
 
-// The bits of `value` rounded to `type` (round to nearest; bf16 through float, which only
-// matters for values that are not already bf16, and is the same on every run).
-std::uint64_t encode(ElementType type, double value) {
-  switch (type) {
-    case ElementType::fp64: return std::bit_cast<std::uint64_t>(value);
-    case ElementType::fp32: return std::bit_cast<std::uint32_t>(static_cast<float>(value));
-    case ElementType::fp16: return std::bit_cast<std::uint16_t>(static_cast<cpu::Half>(value));
-    case ElementType::bf16: return cpu::narrow_to_bfloat16(static_cast<float>(value)).bits;
-    case ElementType::int32: return static_cast<std::uint32_t>(static_cast<std::int32_t>(value));
-  }
-  return 0;
-}
-
-void put_bits(Buffer& buffer, std::int64_t index, std::uint64_t bits) {
-  const std::size_t size = element_size(buffer.type);
-  std::memcpy(buffer.bytes.data() + index * static_cast<std::int64_t>(size), &bits, size);  // little-endian
-}
-
 // A buffer of `shape` laid out in `order` (outermost axis first) with `pad` spare elements
 // after every row and every outer axis, guards around it, all of it the sentinel.
 Buffer make_buffer(ElementType type, std::array<std::int64_t, 4> shape, const std::string& order, int pad) {
@@ -110,7 +92,7 @@ std::vector<double> channel_scales(const CaseDescription& c) {
     double sum = 0;
     for (int k = 0; k < 4; ++k) sum += static_cast<double>((h >> (16 * k)) & 0xffffu);
     const double normal = (sum - 2 * 65535.0) / (65536.0 * std::sqrt(4.0 / 12.0));
-    return encode(type, normal * scale);
+    return element_bits(type, normal * scale);
   }
   const auto [exponent_bits, mantissa_bits] = format_of(type);
   const std::uint64_t mantissa_mask = (std::uint64_t{1} << mantissa_bits) - 1;
@@ -205,7 +187,7 @@ void check_range(const CaseDescription& c, std::int64_t limit) {
   }
   const std::int64_t end = c.offset + c.seq - 1;
   if (end > limit || (is_relative(family) && family != Family::xl && c.key_offset + c.keys - 1 > limit))
-    throw SpecError(fmt::format("case positions reach {} , past {}'s limit {}", std::max(end, c.key_offset + c.keys - 1),
+    throw SpecError(fmt::format("case positions reach {}, past {}'s limit {}", std::max(end, c.key_offset + c.keys - 1),
                                 family_name(family), limit));
 }
 
@@ -232,6 +214,17 @@ std::size_t element_size(ElementType type) {
   return 4;
 }
 
+std::uint64_t element_bits(ElementType type, double value) {
+  switch (type) {
+    case ElementType::fp64: return std::bit_cast<std::uint64_t>(value);
+    case ElementType::fp32: return std::bit_cast<std::uint32_t>(static_cast<float>(value));
+    case ElementType::fp16: return std::bit_cast<std::uint16_t>(static_cast<cpu::Half>(value));
+    case ElementType::bf16: return cpu::narrow_to_bfloat16(static_cast<float>(value)).bits;
+    case ElementType::int32: return static_cast<std::uint32_t>(static_cast<std::int32_t>(value));
+  }
+  return 0;
+}
+
 std::uint64_t sentinel_bits(ElementType type) {
   switch (type) {
     case ElementType::fp64: return 0x7ff8dead5e171e1aull;
@@ -247,6 +240,10 @@ std::uint64_t Buffer::bits(std::int64_t index) const {
   std::uint64_t out = 0;
   std::memcpy(&out, bytes.data() + index * static_cast<std::int64_t>(element_size(type)), element_size(type));
   return out;
+}
+
+void Buffer::set_bits(std::int64_t index, std::uint64_t value) {
+  std::memcpy(bytes.data() + index * static_cast<std::int64_t>(element_size(type)), &value, element_size(type));  // little-endian
 }
 
 double Buffer::value(std::int64_t index) const { return decode(type, bits(index)); }
@@ -324,7 +321,7 @@ KernelCall materialize(const CaseDescription& c) {
             const std::int64_t ob = pick(sel.batch, b), os = pick(sel.token, s), oh = sel.head ? *sel.head : h;
             for (std::int64_t e = 0; e < spec.d; ++e) {
               const auto index = static_cast<std::uint64_t>(((ob * c.seq + os) * original_heads + oh) * spec.d + e);
-              put_bits(input, input.offset_of(b, s, h, e), draw_bits(c, type, operand, index, scales[static_cast<std::size_t>(e)]));
+              input.set_bits(input.offset_of(b, s, h, e), draw_bits(c, type, operand, index, scales[static_cast<std::size_t>(e)]));
             }
           }
       call.outputs.push_back(c.in_place ? input : make_buffer(type, input.shape, c.order, c.pad));
@@ -338,7 +335,7 @@ KernelCall materialize(const CaseDescription& c) {
       Buffer table = make_buffer(type, {1, 1, spec.rows, spec.d}, "bshd", 0);
       for (std::int64_t r = 0; r < spec.rows; ++r)
         for (std::int64_t e = 0; e < spec.d; ++e)
-          put_bits(table, table.offset_of(0, 0, r, e), draw_bits(c, type, 0, static_cast<std::uint64_t>(r * spec.d + e), scales[static_cast<std::size_t>(e)]));
+          table.set_bits(table.offset_of(0, 0, r, e), draw_bits(c, type, 0, static_cast<std::uint64_t>(r * spec.d + e), scales[static_cast<std::size_t>(e)]));
       call.inputs.push_back(std::move(table));
       call.outputs.push_back(make_buffer(type, {batch, seq, 1, spec.d}, "bshd", 0));
       break;

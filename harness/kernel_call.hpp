@@ -40,7 +40,12 @@ struct Buffer {
   // The element at storage index `index` (not logical), widened exactly to double.
   double value(std::int64_t index) const;
   std::uint64_t bits(std::int64_t index) const;
+  void set_bits(std::int64_t index, std::uint64_t bits);
 };
+
+// The bits of `value` rounded to nearest in `type` (bf16 through float: a double rounding, the
+// same on every run, that only values not already bf16 see).
+std::uint64_t element_bits(ElementType type, double value);
 
 // The bit pattern every guard, padding and unwritten output element starts as: a quiet NaN
 // with a payload no arithmetic produces.

@@ -1,28 +1,12 @@
 #include "harness/reference_tensor_backend.hpp"
 
-#include <cstring>
 
 namespace peconform::harness {
 namespace {
 
 // `value` rounded to the buffer's type (through double: a second rounding no dtype's bound notices).
 void store(Buffer& buffer, std::int64_t index, const Wide& value) {
-  const double wide = static_cast<double>(value);
-  std::uint64_t bits = 0;
-  switch (buffer.type) {
-    case ElementType::fp64: bits = std::bit_cast<std::uint64_t>(wide); break;
-    case ElementType::fp32: bits = std::bit_cast<std::uint32_t>(static_cast<float>(wide)); break;
-    case ElementType::fp16: bits = std::bit_cast<std::uint16_t>(static_cast<_Float16>(wide)); break;
-    case ElementType::bf16: {
-      // Round to nearest even from float's bits, a NaN staying a NaN.
-      const std::uint32_t f = std::bit_cast<std::uint32_t>(static_cast<float>(wide));
-      bits = (f & 0x7fffffffu) > 0x7f800000u ? (f >> 16) | 0x40u : (f + 0x7fffu + ((f >> 16) & 1u)) >> 16;
-      break;
-    }
-    case ElementType::int32: bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(wide)); break;
-  }
-  std::memcpy(buffer.bytes.data() + index * static_cast<std::int64_t>(element_size(buffer.type)), &bits,
-              element_size(buffer.type));
+  buffer.set_bits(index, element_bits(buffer.type, static_cast<double>(value)));
 }
 
 class ReferenceTensorBackend final : public TensorBackend {

@@ -1,7 +1,6 @@
 #include "broken_backends.hpp"
 
 #include <csignal>
-#include <cstring>
 #include <unistd.h>
 #include <stdexcept>
 
@@ -34,17 +33,9 @@ class BrokenBackend final : public TensorBackend {
     if (bug_ == "last-element-unwritten") {
       Buffer& out = call.outputs.back();
       const std::int64_t last = out.offset_of(out.shape[0] - 1, out.shape[1] - 1, out.shape[2] - 1, out.shape[3] - 1);
-      const std::size_t size = element_size(out.type);
-      if (call.in_place) {
-        const Buffer& in = call.inputs.back();
-        std::memcpy(out.bytes.data() + last * static_cast<std::int64_t>(size),
-                    in.bytes.data() + in.offset_of(in.shape[0] - 1, in.shape[1] - 1, in.shape[2] - 1, in.shape[3] - 1) *
-                                          static_cast<std::int64_t>(size),
-                    size);
-      } else {
-        const std::uint64_t sentinel = sentinel_bits(out.type);
-        std::memcpy(out.bytes.data() + last * static_cast<std::int64_t>(size), &sentinel, size);
-      }
+      const Buffer& in = call.inputs.back();
+      out.set_bits(last, call.in_place ? in.bits(in.offset_of(in.shape[0] - 1, in.shape[1] - 1, in.shape[2] - 1, in.shape[3] - 1))
+                                       : sentinel_bits(out.type));
     }
   }
 

@@ -3,8 +3,6 @@
 // a wrong index; and it counts elements whose bound constrains nothing apart, never as passes.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "harness/case_description.hpp"
 #include "harness/tensor_backend.hpp"
 #include "harness/verifier.hpp"
@@ -16,11 +14,6 @@ KernelCall ran(const std::string& text) {
   KernelCall call = materialize(CaseDescription::parse(text));
   make_backend("cpu")->run(call);
   return call;
-}
-
-void put(Buffer& buffer, std::int64_t index, std::uint64_t bits) {
-  std::memcpy(buffer.bytes.data() + index * static_cast<std::int64_t>(element_size(buffer.type)), &bits,
-              element_size(buffer.type));
 }
 
 const std::string kRope =
@@ -51,7 +44,7 @@ TEST(Verifier, RejectsAnErrorPastTheBound) {
   Buffer& out = call.outputs[0];
   const std::int64_t at = out.offset_of(1, 7, 2, 5);
   const float wrong = static_cast<float>(out.value(at)) * (1 + 0x1p-10f);  // far past fp32's bound
-  put(out, at, std::bit_cast<std::uint32_t>(wrong));
+  out.set_bits(at, std::bit_cast<std::uint32_t>(wrong));
   const CaseVerdict verdict = verify_call(call);
   ASSERT_TRUE(verdict.failed());
   EXPECT_EQ(verdict.failing_elements, 1u);
@@ -63,19 +56,19 @@ TEST(Verifier, RejectsAnErrorPastTheBound) {
 
 TEST(Verifier, ClassifiesNanUnwrittenAndOutOfBounds) {
   KernelCall nan_call = ran(kRope);
-  put(nan_call.outputs[0], nan_call.outputs[0].offset_of(0, 0, 0, 0), 0x7fc00000u);
+  nan_call.outputs[0].set_bits(nan_call.outputs[0].offset_of(0, 0, 0, 0), 0x7fc00000u);
   EXPECT_EQ(verify_call(nan_call).first_failure->kind, "nan");
 
   KernelCall unwritten = ran(kRope);
-  put(unwritten.outputs[0], unwritten.outputs[0].offset_of(1, 49, 3, 63), sentinel_bits(ElementType::fp32));
+  unwritten.outputs[0].set_bits(unwritten.outputs[0].offset_of(1, 49, 3, 63), sentinel_bits(ElementType::fp32));
   EXPECT_EQ(verify_call(unwritten).first_failure->kind, "unwritten");
 
   KernelCall padding = ran(kRope);  // pad=2: two spare elements after every row
-  put(padding.outputs[0], padding.outputs[0].offset_of(0, 0, 0, 63) + 1, 0);
+  padding.outputs[0].set_bits(padding.outputs[0].offset_of(0, 0, 0, 63) + 1, 0);
   EXPECT_EQ(verify_call(padding).first_failure->kind, "out-of-bounds");
 
   KernelCall guard = ran(kRope);
-  put(guard.outputs[0], 0, 0);
+  guard.outputs[0].set_bits(0, 0);
   EXPECT_EQ(verify_call(guard).first_failure->kind, "out-of-bounds");
 }
 
@@ -83,7 +76,7 @@ TEST(Verifier, RejectsAWrongIndex) {
   KernelCall call = ran("t5(buckets=32,max_distance=128) | seq=40 keys=200 offset=0 key_offset=0 seed=1");
   Buffer& out = call.outputs[0];
   const std::int64_t at = out.offset_of(0, 0, 3, 19);  // distance 16, a logarithmic boundary
-  put(out, at, static_cast<std::uint32_t>(static_cast<std::int32_t>(out.bits(at)) - 1));
+  out.set_bits(at, static_cast<std::uint32_t>(static_cast<std::int32_t>(out.bits(at)) - 1));
   const CaseVerdict verdict = verify_call(call);
   ASSERT_TRUE(verdict.failed());
   EXPECT_EQ(verdict.first_failure->kind, "mismatch");
@@ -101,7 +94,7 @@ TEST(Verifier, NanInAPairMustComeOutNanInBoth) {
   for (std::int64_t s = 0; s < 64; ++s)
     for (std::int64_t e = 0; e < 32; ++e)
       if (std::isnan(in.value(in.offset_of(0, s, 0, e)))) {
-        put(call.outputs[0], call.outputs[0].offset_of(0, s, 0, e), std::bit_cast<std::uint32_t>(1.0f));
+        call.outputs[0].set_bits(call.outputs[0].offset_of(0, s, 0, e), std::bit_cast<std::uint32_t>(1.0f));
         const CaseVerdict verdict = verify_call(call);
         ASSERT_TRUE(verdict.failed());
         EXPECT_EQ(verdict.first_failure->kind, "nan");
