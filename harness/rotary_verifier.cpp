@@ -36,7 +36,8 @@ struct TokenPair {
   // Where A is so small that double's subnormals would swamp the bound (xPos keys far out),
   // the reference is formed in binary128 instead, from these.
   bool in_binary128 = false;
-  Wide cos_wide, sin_wide;
+  Wide cos_wide, sin_wide, amplitude_wide;
+  double angle = 0, log_xpos = 0;  // |p theta| and ln of the xPos factor, for the binary128 bound
 };
 
 // The fast path's view of a TokenPair, compact so that a row's pairs stay in cache.
@@ -86,9 +87,12 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
   t.reference_relative = 1.4143 * cs.error + 6 * 0x1p-53;
+  t.angle = std::abs(static_cast<double>(angle));
+  t.log_xpos = log_xpos;
   if (t.amplitude < kSmallestScreenedAmplitude) {
     const Wide amplitude = spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention;
     t.in_binary128 = true;
+    t.amplitude_wide = amplitude;
     t.cos_wide = Wide(cs.cos) * amplitude;
     t.sin_wide = Wide(spec.sign * cs.sin) * amplitude;
     t.reference_relative = 1.4143 * cs.error + 0x1p-100;  // binary128's roundings, generously
@@ -208,19 +212,29 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           }
           continue;
         }
-        double r2 = xa * xa + xb * xb;
-        const double r = (std::isfinite(r2) && r2 > 0x1p-900) ? std::sqrt(r2) : std::hypot(xa, xb);
-        const double scale = t.amplitude * r;
+        // Near double's subnormals (tiny inputs, or a tiny amplitude) r, the bound, the reference
+        // and the error would round by as much as the kernel's own subnormal allowance: those
+        // pairs are checked in binary128, where nothing underflows; the rest in double.
+        const double r2 = xa * xa + xb * xb;
+        const bool wide = t.in_binary128 || !(r2 > 0x1p-900) || t.amplitude * std::sqrt(r2) < kSmallestScreenedAmplitude;
+        const Wide r_wide = sqrt(Wide(xa) * Wide(xa) + Wide(xb) * Wide(xb));
+        const double r = wide ? static_cast<double>(r_wide) : std::sqrt(r2);
+        const Wide amplitude_wide = t.in_binary128 ? t.amplitude_wide : Wide(t.amplitude);
         const bool claimed = cpu::within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
-        const double bound = claimed ? (scale * t.terms.relative + r * t.terms.per_norm + t.terms.absolute) * kBoundRounding : INFINITY;
-        if (!std::isfinite(bound) || (scale > 0 && bound >= scale)) {
+        Wide wide_bound = std::numeric_limits<Wide>::infinity(), wide_scale = amplitude_wide * r_wide;
+        if (wide && claimed) {
+          const cpu::RotaryBoundTerms<Wide> terms = cpu::rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos));
+          wide_bound = (wide_scale * terms.relative + r_wide * terms.per_norm + terms.absolute) * Wide(kBoundRounding);
+        }
+        const double scale = wide ? static_cast<double>(wide_scale) : t.amplitude * r;
+        const double bound = !claimed ? INFINITY
+                             : wide   ? static_cast<double>(wide_bound)
+                                      : (scale * t.terms.relative + r * t.terms.per_norm + t.terms.absolute) * kBoundRounding;
+        if (!claimed || (wide ? (wide_scale > 0 && wide_bound >= wide_scale) : (scale > 0 && bound >= scale))) {
           tally.unconstrained();
           tally.unconstrained();
           continue;
         }
-        // Elements near double's subnormals (tiny inputs, or a tiny amplitude) are formed in
-        // binary128, where nothing underflows; the rest in double.
-        const bool wide = t.in_binary128 || scale < kSmallestScreenedAmplitude;
         const double screen_error = scale * t.reference_relative;
         Wide wide_reference[2];
         if (wide) {
@@ -245,16 +259,26 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
             tally.fail({o, key}, [&] { return describe(kind, e, input_text(), expected, y, INFINITY, bound); });
             continue;
           }
-          double error = wide ? static_cast<double>(abs(Wide(y) - wide_reference[k])) : std::abs(y - expected);
-          double ratio = error / bound;
-          if (error + screen_error > bound && error - screen_error <= bound) {
+          // The decision in the precision the pair was formed in: err + e <= B passes, err - e > B
+          // fails, anything between goes to the exact tier.
+          double ratio = 0;
+          bool undecided = false;
+          if (wide) {
+            const Wide wide_error = abs(Wide(y) - wide_reference[k]), wide_screen = wide_scale * Wide(t.reference_relative);
+            ratio = static_cast<double>(wide_error / wide_bound);
+            undecided = wide_error + wide_screen > wide_bound && wide_error - wide_screen <= wide_bound;
+          } else {
+            const double error = std::abs(y - expected);
+            ratio = error / bound;
+            undecided = error + screen_error > bound && error - screen_error <= bound;
+          }
+          if (undecided) {
             ++tally.stats.escalations;
             const std::vector<Wide> input = input_values(call, o, b, s, h);
             const Escalation::Decision decision = escalation.decide(point, input, e, y);
             ratio = decision.ratio;
-            error = ratio * bound;
           }
-          tally.bounded(error, bound, ulps_between(y, expected, type), bin);
+          tally.bounded_ratio(ratio, ulps_between(y, expected, type), bin);
           if (ratio > 1) {
             const bool flipped = y != 0 && expected != 0 && std::signbit(y) != std::signbit(expected) && std::abs(expected) > bound;
             tally.fail({o, key}, [&] { return describe(flipped ? "sign" : "numeric", e, input_text(), expected, y, ratio, bound); });

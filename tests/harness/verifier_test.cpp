@@ -103,6 +103,21 @@ TEST(Verifier, NanInAPairMustComeOutNanInBoth) {
   FAIL() << "the bit-pattern draw held no NaN; pick another seed";
 }
 
+TEST(Verifier, JudgesPairsOfSubnormalsInBinary128) {
+  // Found by an audit: inputs of ±2^-1074 give r = sqrt(2) 2^-1074, which double rounds to
+  // 2^-1074; the bound shrank by sqrt(2) and these correct CPU results were rejected.
+  for (const char* text :
+       {"xpos(d=46,base=100,layout=interleaved,sign=-1,scaling=yarn(factor=5.28,orig=512),scale_base=64,role=key,"
+        "dtype=fp64,precision=lowp-cache) | batch=4 seq=40 heads=5 kv_heads=1 order=bshd pad=0 place=out ids=int64 "
+        "positions=run offset=543016 inputs=bit-patterns seed=0xb8a0ea365c1ded6e select=b1,s6,h2,q",
+        "xpos(d=24,base=10,layout=half,scaling=yarn(factor=33.5,orig=8192,beta_fast=17,beta_slow=3.01,truncate=false),"
+        "scale_base=4096,role=key,dtype=fp64,precision=lowp-cache) | batch=4 seq=36 heads=9 kv_heads=2 order=bshd pad=0 "
+        "place=out ids=int32 positions=cache offset=1044445 inputs=bit-patterns seed=0xb5c45ff1675baa3f select=b3,s30,h0,q"}) {
+    const CaseVerdict verdict = verify_call(ran(text));
+    EXPECT_FALSE(verdict.failed()) << text << ": " << (verdict.first_failure ? verdict.first_failure->actual : "");
+  }
+}
+
 TEST(Verifier, CountsUnconstrainedElementsApart) {
   // fp32-angle at positions near 2^31: the angle allowance |phi| 2^-22 exceeds the pair's scale.
   const CaseVerdict verdict = verify_call(
