@@ -59,13 +59,14 @@ ElementTally verify_gather(const KernelCall& call) {
       const std::int64_t id = call.id(0, b, s);
       for (std::int64_t e = 0; e < spec.d; ++e) {
         const std::int64_t at = out.offset_of(b, s, 0, e), from = table.offset_of(0, 0, id, e);
-        if (out.bits(at) == table.bits(from) || (std::isnan(out.value(at)) && std::isnan(table.value(from)))) {
+        const bool unwritten = out.bits(at) == sentinel_bits(out.type);
+        if (out.bits(at) == table.bits(from) || (!unwritten && std::isnan(out.value(at)) && std::isnan(table.value(from)))) {
           tally.identical();
           continue;
         }
         const std::int64_t flat = (b * call.seq + s) * spec.d + e;
         tally.fail({0, flat}, [&] {
-          return ElementFailure{out.bits(at) == sentinel_bits(out.type) ? "unwritten" : "mismatch", "out", flat, {b, s, 0, e},
+          return ElementFailure{unwritten ? "unwritten" : "mismatch", "out", flat, {b, s, 0, e},
                                 fmt::format("{}", id), fmt::format("table row {}", id), hex_and_decimal(table.value(from)),
                                 hex_and_decimal(out.value(at)), INFINITY, INFINITY, "0"};
         });

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <functional>
+#include <string_view>
 
 #include "backends/cpu/storage.hpp"
 #include "harness/counter_random.hpp"
@@ -251,6 +253,16 @@ double Buffer::value(std::int64_t index) const { return decode(type, bits(index)
 std::int64_t KernelCall::id(int axis, std::int64_t b, std::int64_t s) const {
   const std::size_t index = static_cast<std::size_t>((axis * batch + b) * seq + s);
   return (ids64 ? ids64_data[index] : ids32_data[index]) + id_offset;
+}
+
+std::uint64_t input_fingerprint(const KernelCall& call) {
+  auto bytes = [](const auto& container) {
+    return std::string_view(reinterpret_cast<const char*>(container.data()), container.size() * sizeof(container[0]));
+  };
+  std::uint64_t h = mix64(call.ids64_data.size());
+  for (const Buffer& buffer : call.inputs) h = mix64(h ^ std::hash<std::string_view>{}(bytes(buffer.bytes)));
+  h = mix64(h ^ std::hash<std::string_view>{}(bytes(call.ids64_data)));
+  return mix64(h ^ std::hash<std::string_view>{}(bytes(call.ids32_data)));
 }
 
 Point token_point(const KernelCall& call, std::int64_t b, std::int64_t s) {

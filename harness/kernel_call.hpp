@@ -81,6 +81,10 @@ Point row_point(const KernelCall& call, std::int64_t row, std::int64_t key);
 // call's whole table, as the reference takes them.
 std::vector<Wide> input_values(const KernelCall& call, std::size_t operand, std::int64_t b, std::int64_t s, std::int64_t h);
 
+// A hash of everything the kernel may only read: the input buffers (guards and padding
+// included) and the ids. A kernel that writes into them changes it.
+std::uint64_t input_fingerprint(const KernelCall& call);
+
 // The call `description` names, with its buffers drawn from its seed. Throws SpecError for a
 // description the family cannot take (a position past the family's limit, say).
 KernelCall materialize(const CaseDescription& description);

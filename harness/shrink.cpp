@@ -48,6 +48,7 @@ CaseOutcome run_case(const CaseDescription& description, const TensorBackend& ba
   Clock::time_point start = Clock::now();
   KernelCall call = materialize(description);
   outcome.draw_seconds = since(start);
+  const std::uint64_t before = input_fingerprint(call);
   start = Clock::now();
   try {
     backend.run(call);
@@ -67,6 +68,11 @@ CaseOutcome run_case(const CaseDescription& description, const TensorBackend& ba
   outcome.kernel_seconds = since(start);
   start = Clock::now();
   outcome.verdict = verify_call(call);
+  if (input_fingerprint(call) != before) {
+    outcome.error_kind = "input-modified";
+    outcome.error = "the kernel wrote into its input buffers or its position ids";
+    outcome.verdict.stats.failed_cases = 1;
+  }
   outcome.verify_seconds = since(start);
   return outcome;
 }

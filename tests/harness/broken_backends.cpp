@@ -25,11 +25,13 @@ class BrokenBackend final : public TensorBackend {
       std::raise(SIGSEGV);
     } else if (bug_ == "hang-on-bf16" && call.spec.dtype == Dtype::bf16) {
       for (;;) pause();
-    } else if (bug_ != "last-element-unwritten" && bug_ != "crash-on-bf16" && bug_ != "hang-on-bf16") {
+    } else if (bug_ != "last-element-unwritten" && bug_ != "crash-on-bf16" && bug_ != "hang-on-bf16" &&
+               bug_ != "writes-its-input") {
       throw std::logic_error("unknown bug " + bug_);
     }
     cpu_->run(altered);
     call.outputs = std::move(altered.outputs);
+    if (bug_ == "writes-its-input") call.inputs.front().set_bits(call.inputs.front().origin, 0);
     if (bug_ == "last-element-unwritten") {
       Buffer& out = call.outputs.back();
       const std::int64_t last = out.offset_of(out.shape[0] - 1, out.shape[1] - 1, out.shape[2] - 1, out.shape[3] - 1);

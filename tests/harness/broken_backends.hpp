@@ -13,6 +13,7 @@ namespace peconform::harness {
 // back (llama.cpp #7451). "position-off-by-one": rotates every token at its position plus one.
 // "last-element-unwritten": leaves the last element of the last operand as it was (ggml #1324).
 // "crash-on-bf16" and "hang-on-bf16": a segmentation fault, or a wait forever, on bf16 calls.
+// "writes-its-input": right, but zeroes the first element of its (read-only) input.
 std::unique_ptr<TensorBackend> make_broken_backend(const std::string& bug);
 
 }  // namespace peconform::harness

@@ -8,6 +8,7 @@
 
 #include "broken_backends.hpp"
 #include "harness/campaign.hpp"
+#include "harness/shrink.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace peconform::harness {
@@ -82,6 +83,15 @@ TEST_P(BrokenKernel, IsCaughtShrunkSavedAndReplayed) {
   EXPECT_GE(replayed.info.regressions_replayed, 1u);
   ASSERT_FALSE(replayed.failures.empty());
   EXPECT_EQ(replayed.failures.front().case_index, 0u);
+}
+
+TEST(BrokenKernelInputs, AKernelThatWritesItsInputFails) {
+  const CaseDescription c = CaseDescription::parse(
+      "rope(d=64,base=10000,layout=half,dtype=fp32) | batch=2 seq=5 heads=4 place=out inputs=activations seed=5");
+  const CaseOutcome outcome = run_case(c, *make_broken_backend("writes-its-input"));
+  EXPECT_TRUE(outcome.failed());
+  EXPECT_EQ(outcome.error_kind, "input-modified");
+  EXPECT_FALSE(run_case(c, *make_backend("cpu")).failed());
 }
 
 INSTANTIATE_TEST_SUITE_P(

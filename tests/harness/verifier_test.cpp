@@ -118,6 +118,17 @@ TEST(Verifier, JudgesPairsOfSubnormalsInBinary128) {
   }
 }
 
+TEST(Verifier, StillRejectsUnwrittenAndNanWhereTheBoundReachesTheScale) {
+  // Found by an audit: unconstrained elements skipped every check.
+  const std::string text = "rope(d=16,base=10000,layout=half,dtype=fp32,precision=fp32-angle) | seq=4 offset=2147483600 seed=1";
+  KernelCall unwritten = ran(text);
+  unwritten.outputs[0].set_bits(unwritten.outputs[0].offset_of(0, 3, 0, 0), sentinel_bits(ElementType::fp32));
+  EXPECT_EQ(verify_call(unwritten).first_failure->kind, "unwritten");
+  KernelCall nan = ran(text);
+  nan.outputs[0].set_bits(nan.outputs[0].offset_of(0, 3, 0, 0), 0x7fc00000u);
+  EXPECT_EQ(verify_call(nan).first_failure->kind, "nan");
+}
+
 TEST(Verifier, CountsUnconstrainedElementsApart) {
   // fp32-angle at positions near 2^31: the angle allowance |phi| 2^-22 exceeds the pair's scale.
   const CaseVerdict verdict = verify_call(
