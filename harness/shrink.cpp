@@ -1,7 +1,5 @@
 #include "harness/shrink.hpp"
 
-#include <chrono>
-#include <exception>
 #include <functional>
 
 #include "spec/spec_error.hpp"
@@ -14,68 +12,25 @@ std::string failure_kind(const CaseOutcome& outcome) {
   return outcome.verdict.first_failure ? outcome.verdict.first_failure->kind : "";
 }
 
-// The failing element's coordinates in the original case's index space.
+// The failing element's coordinates in the original case's index space: its batch row, token
+// (or table row, or query) and head, and its operand where the call has two.
 Selection selection_of(const CaseDescription& c, const ElementFailure& failure) {
   Selection s = c.select;
-  const auto [b, row, h, e] = failure.at;
-  (void)e;
-  if (b < 0) return s;  // out of bounds: no element to narrow to
+  const std::int64_t batch = failure.at[0], row = failure.at[1], head = failure.at[2];
+  if (batch < 0) return s;  // out of bounds: no element to narrow to
   const Family family = c.spec.family;
+  if (!s.token) s.token = row;
+  if (is_rotary(family) || family == Family::learned) {
+    if (!s.batch) s.batch = batch;
+  }
   if (is_rotary(family)) {
-    if (!s.batch) s.batch = b;
-    if (!s.token) s.token = row;
-    if (!s.head) s.head = static_cast<int>(h);
+    if (!s.head) s.head = static_cast<int>(head);
     if (!s.operand && c.kv_heads > 0) s.operand = failure.operand == "k" ? 1 : 0;
-  } else if (family == Family::learned) {
-    if (!s.batch) s.batch = b;
-    if (!s.token) s.token = row;
-  } else if (family == Family::alibi) {
-    if (!s.token) s.token = row;
-  } else if (family == Family::t5 || family == Family::shaw) {
-    if (!s.token) s.token = row;
-  } else {
-    if (!s.token) s.token = row;
   }
   return s;
 }
 
 }  // namespace
-
-CaseOutcome run_case(const CaseDescription& description, const TensorBackend& backend) {
-  using Clock = std::chrono::steady_clock;
-  const auto since = [](Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  CaseOutcome outcome;
-  Clock::time_point start = Clock::now();
-  KernelCall call = materialize(description);
-  outcome.draw_seconds = since(start);
-  const std::uint64_t before = input_fingerprint(call);
-  start = Clock::now();
-  try {
-    backend.run(call);
-  } catch (const KernelFailure& failure) {
-    outcome.error_kind = failure.kind();
-    outcome.error = failure.what();
-    outcome.verdict.stats.cases = 1;
-    outcome.verdict.stats.failed_cases = 1;
-    return outcome;
-  } catch (const std::exception& error) {
-    outcome.error_kind = "error";
-    outcome.error = error.what();
-    outcome.verdict.stats.cases = 1;
-    outcome.verdict.stats.failed_cases = 1;
-    return outcome;
-  }
-  outcome.kernel_seconds = since(start);
-  start = Clock::now();
-  outcome.verdict = verify_call(call);
-  if (input_fingerprint(call) != before) {
-    outcome.error_kind = "input-modified";
-    outcome.error = "the kernel wrote into its input buffers or its position ids";
-    outcome.verdict.stats.failed_cases = 1;
-  }
-  outcome.verify_seconds = since(start);
-  return outcome;
-}
 
 Shrunk shrink_case(const CaseDescription& failing, const CaseOutcome& outcome, const TensorBackend& backend) {
   Shrunk best{failing, outcome};

@@ -2,23 +2,9 @@
 // Shrinks a failing case to the smallest call that still fails the same way: the failing
 // element's batch row, token, head and operand alone (select=), then plain strides, no
 // padding, out of place, each kept only if the case still fails with the same kind.
-#include "harness/case_description.hpp"
-#include "harness/tensor_backend.hpp"
-#include "harness/verifier.hpp"
+#include "harness/case_run.hpp"
 
 namespace peconform::harness {
-
-// The verdict of running `description` on `backend`; a call the backend refuses or throws on
-// fails with kind "error", one whose kernel crashed or hung with "crash" or "hang", one whose
-// kernel wrote into its inputs or ids with "input-modified", each with a message.
-struct CaseOutcome {
-  CaseVerdict verdict;
-  std::string error;       // what the backend threw, if it threw
-  std::string error_kind;  // error, crash, hang or input-modified
-  double draw_seconds = 0, kernel_seconds = 0, verify_seconds = 0;
-  bool failed() const { return verdict.failed() || !error.empty(); }
-};
-CaseOutcome run_case(const CaseDescription& description, const TensorBackend& backend);
 
 struct Shrunk {
   CaseDescription description;

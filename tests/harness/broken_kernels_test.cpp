@@ -8,7 +8,7 @@
 
 #include "broken_backends.hpp"
 #include "harness/campaign.hpp"
-#include "harness/shrink.hpp"
+#include "harness/case_run.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace peconform::harness {

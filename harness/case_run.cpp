@@ -1,0 +1,44 @@
+#include "harness/case_run.hpp"
+
+#include <chrono>
+#include <exception>
+
+namespace peconform::harness {
+
+CaseOutcome run_case(const CaseDescription& description, const TensorBackend& backend) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  CaseOutcome outcome;
+  Clock::time_point start = Clock::now();
+  KernelCall call = materialize(description);
+  outcome.draw_seconds = since(start);
+  const std::uint64_t before = input_fingerprint(call);
+  start = Clock::now();
+  try {
+    backend.run(call);
+  } catch (const KernelFailure& failure) {
+    outcome.error_kind = failure.kind();
+    outcome.error = failure.what();
+    outcome.verdict.stats.cases = 1;
+    outcome.verdict.stats.failed_cases = 1;
+    return outcome;
+  } catch (const std::exception& error) {
+    outcome.error_kind = "error";
+    outcome.error = error.what();
+    outcome.verdict.stats.cases = 1;
+    outcome.verdict.stats.failed_cases = 1;
+    return outcome;
+  }
+  outcome.kernel_seconds = since(start);
+  start = Clock::now();
+  outcome.verdict = verify_call(call);
+  if (input_fingerprint(call) != before) {
+    outcome.error_kind = "input-modified";
+    outcome.error = "the kernel wrote into its input buffers or its position ids";
+    outcome.verdict.stats.failed_cases = 1;
+  }
+  outcome.verify_seconds = since(start);
+  return outcome;
+}
+
+}  // namespace peconform::harness

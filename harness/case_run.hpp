@@ -1,0 +1,23 @@
+#pragma once
+// One case, start to finish: drawn, run on the backend, verified, timed.
+#include <string>
+
+#include "harness/case_description.hpp"
+#include "harness/tensor_backend.hpp"
+#include "harness/verifier.hpp"
+
+namespace peconform::harness {
+
+// The verdict of running `description` on `backend`; a call the backend refuses or throws on
+// fails with kind "error", one whose kernel crashed or hung with "crash" or "hang", one whose
+// kernel wrote into its inputs or ids with "input-modified", each with a message.
+struct CaseOutcome {
+  CaseVerdict verdict;
+  std::string error;       // what the backend threw, if it threw
+  std::string error_kind;  // error, crash, hang or input-modified
+  double draw_seconds = 0, kernel_seconds = 0, verify_seconds = 0;
+  bool failed() const { return verdict.failed() || !error.empty(); }
+};
+CaseOutcome run_case(const CaseDescription& description, const TensorBackend& backend);
+
+}  // namespace peconform::harness
