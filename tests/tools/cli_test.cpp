@@ -1,34 +1,17 @@
-#include <array>
-#include <cstdio>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
+#include "support/scratch_dir.hpp"
 #include "tools/family_examples.hpp"
 
 namespace peconform {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CliRun run(const std::string& arguments) {
-  const std::string command = fmt::format("{} {} 2>&1", PECONFORM_BINARY, arguments);
-  CliRun result;
-  std::FILE* pipe = popen(command.c_str(), "r");
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+ToolRun run(const std::string& arguments) { return run_tool(fmt::format("{} {}", PECONFORM_BINARY, arguments)); }
 
 TEST(Cli, ListPrintsOneWorkingLinePerFamily) {
-  const CliRun result = run("list");
+  const ToolRun result = run("list");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   std::size_t lines = 0;
   for (const FamilyExample& example : kFamilyExamples) {
@@ -39,7 +22,7 @@ TEST(Cli, ListPrintsOneWorkingLinePerFamily) {
 }
 
 TEST(Cli, ReferencePrintsTheTextbookRopeExample) {
-  const CliRun result = run("reference --spec 'rope(layout=interleaved,d=4,base=10000)' --positions 2 --input 1,0,1,0 --digits 12");
+  const ToolRun result = run("reference --spec 'rope(layout=interleaved,d=4,base=10000)' --positions 2 --input 1,0,1,0 --digits 12");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const nlohmann::json json = nlohmann::json::parse(result.output);
   EXPECT_EQ(json.at("spec"), "rope(d=4,base=10000,layout=interleaved)");
@@ -49,7 +32,7 @@ TEST(Cli, ReferencePrintsTheTextbookRopeExample) {
 }
 
 TEST(Cli, ReferenceTakesPairsForRelativeFamiliesAndFlagsT5Boundaries) {
-  const CliRun result = run("reference --spec 't5()' --pairs 0:16,0:17 --digits 3");
+  const ToolRun result = run("reference --spec 't5()' --pairs 0:16,0:17 --digits 3");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   const nlohmann::json json = nlohmann::json::parse(result.output);
   EXPECT_EQ(json.at("pairs"), nlohmann::json::array({"0:16", "0:17"}));
@@ -61,7 +44,7 @@ TEST(Cli, ReferenceReadsHuggingFaceConfigs) {
   std::FILE* file = std::fopen(path.c_str(), "w");
   std::fputs(R"({"head_dim": 4, "rope_theta": 10000, "rope_scaling": {"rope_type": "linear", "factor": 2}})", file);
   std::fclose(file);
-  const CliRun result = run(fmt::format("reference --hf-config {} --positions 4 --input 1,0,1,0", path));
+  const ToolRun result = run(fmt::format("reference --hf-config {} --positions 4 --input 1,0,1,0", path));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(nlohmann::json::parse(result.output).at("spec"), "rope(d=4,base=10000,layout=half,scaling=linear(factor=2))");
 }
@@ -89,14 +72,14 @@ TEST(Cli, BadInputGetsExitTwoAndNamesTheValue) {
       {"bench --only nothing", "--only 'nothing' matches no benchmark"},
   };
   for (const auto& [arguments, needle] : cases) {
-    const CliRun result = run(arguments);
+    const ToolRun result = run(arguments);
     EXPECT_EQ(result.exit_code, 2) << arguments << "\n" << result.output;
     EXPECT_NE(result.output.find(needle), std::string::npos) << arguments << "\n" << result.output;
   }
 }
 
 TEST(Cli, BenchPrintsOneRecordPerBenchmarkWithItsFractionOfTheTriad) {
-  const CliRun result = run("bench --json --repeats 1 --only rope-interleaved-fp32-table");
+  const ToolRun result = run("bench --json --repeats 1 --only rope-interleaved-fp32-table");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   // Progress lines go to stderr ahead of the JSON document.
   const nlohmann::json report = nlohmann::json::parse(result.output.substr(result.output.find("{\n")));
@@ -118,14 +101,14 @@ TEST(Cli, MalformedHuggingFaceConfigIsBadInput) {
   std::FILE* file = std::fopen(path.c_str(), "w");
   std::fputs("{\"head_dim\": 64, ", file);
   std::fclose(file);
-  const CliRun result = run(fmt::format("reference --hf-config {} --positions 1", path));
+  const ToolRun result = run(fmt::format("reference --hf-config {} --positions 1", path));
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_NE(result.output.find("config.json is not valid JSON"), std::string::npos) << result.output;
 }
 
 TEST(Cli, SelfcheckWritesAWholeReport) {
   const std::string path = ::testing::TempDir() + "/peconform-selfcheck/report.json";
-  const CliRun result = run(fmt::format("selfcheck --samples 4 --report {}", path));
+  const ToolRun result = run(fmt::format("selfcheck --samples 4 --report {}", path));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   std::FILE* file = std::fopen(path.c_str(), "r");
   ASSERT_NE(file, nullptr);
@@ -146,7 +129,7 @@ TEST(Cli, SelfcheckFailsWithExitOneOnAWrongGoldenValue) {
   const std::string command = fmt::format(
       "sed '0,/0.84147098480789650665/s//0.84147098480789650666/' {} > {}", source, golden);
   ASSERT_EQ(std::system(command.c_str()), 0);
-  const CliRun result = run(fmt::format("selfcheck --samples 0 --fixtures {} --report {}/peconform-wrong.json", golden, ::testing::TempDir()));
+  const ToolRun result = run(fmt::format("selfcheck --samples 0 --fixtures {} --report {}/peconform-wrong.json", golden, ::testing::TempDir()));
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("textbook sinusoidal d=4"), std::string::npos) << result.output;
 }
