@@ -220,7 +220,8 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const double r2 = xa * xa + xb * xb;
         const bool wide = t.in_binary128 || !(r2 > 0x1p-900) || t.amplitude * std::sqrt(r2) < kSmallestScreenedAmplitude;
         const Wide r_wide = sqrt(Wide(xa) * Wide(xa) + Wide(xb) * Wide(xb));
-        const double r = wide ? static_cast<double>(r_wide) : std::sqrt(r2);
+        // Squares past double's range (inputs near 1e154 and up) take hypot, which does not overflow.
+        const double r = wide ? static_cast<double>(r_wide) : (std::isfinite(r2) ? std::sqrt(r2) : std::hypot(xa, xb));
         const Wide amplitude_wide = t.in_binary128 ? t.amplitude_wide : Wide(t.amplitude);
         const bool claimed = cpu::within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
         Wide wide_bound = std::numeric_limits<Wide>::infinity(), wide_scale = amplitude_wide * r_wide;

@@ -3,6 +3,9 @@
 // a wrong index; and it counts elements whose bound constrains nothing apart, never as passes.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
+
 #include "harness/case_description.hpp"
 #include "harness/tensor_backend.hpp"
 #include "harness/verifier.hpp"
@@ -127,6 +130,28 @@ TEST(Verifier, StillRejectsUnwrittenAndNanWhereTheBoundReachesTheScale) {
   KernelCall nan = ran(text);
   nan.outputs[0].set_bits(nan.outputs[0].offset_of(0, 3, 0, 0), 0x7fc00000u);
   EXPECT_EQ(verify_call(nan).first_failure->kind, "nan");
+}
+
+TEST(Verifier, RejectsErrorsOnPairsWhoseSquaresOverflow) {
+  // fp64 inputs past 1e154 overflow x_a^2 + x_b^2; r must still be their norm (hypot), or the
+  // pair falls outside the claim and anything passes.
+  KernelCall call = ran("rope(d=16,base=10000,layout=interleaved,dtype=fp64) | batch=1 seq=6 heads=2 inputs=bit-patterns seed=11397");
+  const Buffer& in = call.inputs[0];
+  Buffer& out = call.outputs[0];
+  for (std::int64_t s = 0; s < 6; ++s)
+    for (std::int64_t h = 0; h < 2; ++h)
+      for (std::int64_t e = 0; e < 16; e += 2) {
+        const double xa = in.value(in.offset_of(0, s, h, e)), xb = in.value(in.offset_of(0, s, h, e + 1));
+        const double r = std::hypot(xa, xb);
+        if (!(r > 1e160 && r < 1e300)) continue;
+        const std::int64_t at = out.offset_of(0, s, h, e);
+        out.set_bits(at, std::bit_cast<std::uint64_t>(out.value(at) + r * 1e-9));  // far past 2^-48 r
+        const CaseVerdict verdict = verify_call(call);
+        ASSERT_TRUE(verdict.failed());
+        EXPECT_EQ(verdict.first_failure->kind, "numeric");
+        return;
+      }
+  FAIL() << "the bit-pattern draw held no pair near 1e160..1e300; pick another seed";
 }
 
 TEST(Verifier, CountsUnconstrainedElementsApart) {
