@@ -118,6 +118,7 @@ std::string filters_text(const RunOptions& o) {
 }
 
 void run(const RunOptions& o) {
+  std::signal(SIGINT, on_interrupt);  // first, so that an early Ctrl-C still ends the run cleanly
   std::unique_ptr<harness::TensorBackend> backend = harness::make_backend(o.backend);
   if (o.isolate)
     backend = harness::make_isolated_backend(std::move(backend), {"/proc/self/exe", "worker", "--backend", o.backend},
@@ -143,7 +144,6 @@ void run(const RunOptions& o) {
     fmt::print(stderr, "peconform run: backend {}, profile {}, seed {}, shard {}/{}, {} threads{}\n", backend->name(),
                options.profile.name, options.seed, options.shard_index, options.shard_count, omp_get_max_threads(),
                options.filters_text.empty() ? "" : ", " + options.filters_text);
-  std::signal(SIGINT, on_interrupt);
   const harness::CampaignResult result = run_campaign(options, *backend, console_progress(o.quiet), interrupted);
   std::signal(SIGINT, SIG_DFL);
   write_campaign_reports(result, o.out);

@@ -110,7 +110,7 @@ TEST_F(CampaignCli, TimeBudgetWritesAPartialReport) {
 
 TEST_F(CampaignCli, CtrlCWritesAPartialReport) {
   const std::string command =
-      fmt::format("timeout --preserve-status -s INT 2 '{}' run --profile ci --quiet --out '{}' --regressions '{}'",
+      fmt::format("timeout --preserve-status -s INT 5 '{}' run --profile ci --quiet --out '{}' --regressions '{}'",
                   PECONFORM_BINARY, out("interrupted"), out("regressions"));
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
