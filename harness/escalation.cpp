@@ -1,6 +1,6 @@
 #include "harness/escalation.hpp"
 
-#include "backends/cpu/error_model.hpp"
+#include "precision/error_model.hpp"
 #include "backends/reference_tiers.hpp"
 
 namespace peconform::harness {
@@ -17,7 +17,7 @@ Escalation::Decision Escalation::decide(const Point& point, std::span<const Wide
       fast_ = std::make_unique<Reference<FastReal>>(call_.spec, call_.sequence_length);
     }
     const Wide exact = exact_->evaluate(point, input)[element];
-    const Wide bound = cpu::kernel_error_bounds(*fast_, point, input)[element];
+    const Wide bound = claimed_error_bounds(*fast_, point, input)[element];
     const Wide error = abs(Wide(actual) - exact);
     decision.ratio = bound > 0 ? static_cast<double>(error / bound) : (error > 0 ? INFINITY : 0.0);
     decision.reference = static_cast<double>(exact);

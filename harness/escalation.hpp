@@ -1,6 +1,6 @@
 #pragma once
 // The exact tier, for the elements the screen cannot decide: evaluated at their point with their
-// input, held to the bound backends/cpu/error_model.hpp computes in binary128. Built on first
+// input, held to the bound precision/error_model.hpp computes in binary128. Built on first
 // use, once per call; safe to call from the OpenMP team (calls are serialised: they are rare).
 #include <memory>
 #include <span>

@@ -8,7 +8,7 @@
 #include <omp.h>
 #include <vector>
 
-#include "backends/cpu/error_model.hpp"
+#include "precision/error_model.hpp"
 #include "harness/element_tally.hpp"
 #include "harness/escalation.hpp"
 #include "harness/family_verifiers.hpp"
@@ -30,7 +30,7 @@ struct PairConstants {
 struct TokenPair {
   double cos = 0, sin = 0;  // with the amplitude and the sign folded in
   double amplitude = 0;
-  cpu::RotaryBoundTerms<double> terms;
+  RotaryBoundTerms<double> terms;
   double claim_scale = 0;
   double reference_relative = 0;  // the screen's own error, relative to A r
   // Where A is so small that double's subnormals would swamp the bound (xPos keys far out),
@@ -82,7 +82,7 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   t.amplitude = static_cast<double>(spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention);
   t.cos = cs.cos * t.amplitude;
   t.sin = spec.sign * cs.sin * t.amplitude;
-  t.terms = cpu::rotary_bound_terms<double>(spec, std::abs(static_cast<double>(angle)), log_xpos);
+  t.terms = rotary_bound_terms<double>(spec, std::abs(static_cast<double>(angle)), log_xpos);
   t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
@@ -117,7 +117,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
   const int bin = position_bin(point.c[0]);
   const UlpFormat format = ulp_format(type);
   // Terms that depend on the spec alone.
-  const cpu::RotaryBoundTerms<double> constant = cpu::rotary_bound_terms<double>(spec, 0.0, 0.0);
+  const RotaryBoundTerms<double> constant = rotary_bound_terms<double>(spec, 0.0, 0.0);
   const double per_norm = constant.per_norm, absolute = constant.absolute;
   const double claim_limit = constant.largest / (1 + 0x1p-6);
   std::array<std::uint64_t, kRatioBins>& histogram = tally.stats.ratio_histogram;
@@ -223,10 +223,10 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         // Squares past double's range (inputs near 1e154 and up) take hypot, which does not overflow.
         const double r = wide ? static_cast<double>(r_wide) : (std::isfinite(r2) ? std::sqrt(r2) : std::hypot(xa, xb));
         const Wide amplitude_wide = t.in_binary128 ? t.amplitude_wide : Wide(t.amplitude);
-        const bool claimed = cpu::within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
+        const bool claimed = within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
         Wide wide_bound = std::numeric_limits<Wide>::infinity(), wide_scale = amplitude_wide * r_wide;
         if (wide && claimed) {
-          const cpu::RotaryBoundTerms<Wide> terms = cpu::rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos));
+          const RotaryBoundTerms<Wide> terms = rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos));
           wide_bound = (wide_scale * terms.relative + r_wide * terms.per_norm + terms.absolute) * Wide(kBoundRounding);
         }
         const double scale = wide ? static_cast<double>(wide_scale) : t.amplitude * r;

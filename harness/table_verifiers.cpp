@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include "backends/cpu/error_model.hpp"
+#include "precision/error_model.hpp"
 #include "harness/escalation.hpp"
 #include "harness/family_verifiers.hpp"
 #include "harness/screened_cos_sin.hpp"
@@ -75,7 +75,7 @@ ElementTally verify_sinusoid(const KernelCall& call) {
         for (const TablePairScale<Wide>& pair : table_pair_scales(reference, point)) {
           const ScreenedCosSin cs = screened_cos_sin(pair.angle);
           const double angle = std::abs(static_cast<double>(pair.angle));
-          const double bound = cpu::sinusoid_bound<double>(spec, angle) * kBoundRounding;
+          const double bound = sinusoid_bound<double>(spec, angle) * kBoundRounding;
           const std::size_t sine = sine_second ? pair.second : pair.first, cosine = sine_second ? pair.first : pair.second;
           for (const auto& [e, expected] : {std::pair{sine, cs.sin}, std::pair{cosine, cs.cos}}) {
             paired[e] = true;
@@ -119,7 +119,7 @@ ElementTally verify_alibi(const KernelCall& call) {
   const Reference<FastReal> reference(spec, call.sequence_length);
   std::vector<double> slopes;
   for (const Wide& slope : reference.alibi_slopes()) slopes.push_back(static_cast<double>(slope));
-  const cpu::BiasBoundTerms<double> terms = cpu::alibi_bound_terms<double>(spec);
+  const BiasBoundTerms<double> terms = alibi_bound_terms<double>(spec);
   const Buffer& out = call.outputs[0];
   const ElementType type = out.type;
   const std::uint64_t sentinel = sentinel_bits(type);
@@ -159,7 +159,7 @@ ElementTally verify_alibi(const KernelCall& call) {
             const double distance = static_cast<double>(i >= j ? i - j : j - i);
             const double expected = -slope * distance;
             const double magnitude = std::abs(expected);
-            const double bound = cpu::within_claim<double>(magnitude, terms.largest)
+            const double bound = within_claim<double>(magnitude, terms.largest)
                                      ? (magnitude * terms.relative + terms.absolute) * kBoundRounding
                                      : INFINITY;
             const bool written = Access::bits(out, at) != sentinel;

@@ -1,6 +1,6 @@
 #pragma once
 // Checks every element of a finished kernel call against the reference, within the bound its
-// precision class claims (backends/cpu/error_model.hpp, DESIGN.md section 2):
+// precision class claims (precision/error_model.hpp, DESIGN.md section 2):
 // - first what must be exact: guards and padding still the sentinel, no output left unwritten,
 //   NaN inputs giving NaN in their pair, pass-through dims, gathers, indices and masks
 //   bit-identical (a NaN matches any NaN: IEEE 754 gives a NaN's sign and payload no meaning,

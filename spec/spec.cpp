@@ -65,6 +65,11 @@ template <> const NameTable<PrecisionClass>& names() {
                                                {PrecisionClass::lowp_cache, "lowp-cache"}};
   return table;
 }
+template <> const NameTable<ThetaRecipe>& names() {
+  static const NameTable<ThetaRecipe> table{
+      {ThetaRecipe::exact, "exact"}, {ThetaRecipe::hf, "hf"}, {ThetaRecipe::meta, "meta"}, {ThetaRecipe::ggml, "ggml"}};
+  return table;
+}
 template <> const NameTable<PlanKind>& names() {
   static const NameTable<PlanKind> table{{PlanKind::none, "none"},       {PlanKind::linear, "linear"},
                                          {PlanKind::dynamic, "dynamic"}, {PlanKind::yarn, "yarn"},
@@ -285,6 +290,7 @@ const std::vector<KeyRule<Spec>>& spec_rules() {
       integer_key<Spec>("clamp_len", {F::xl}, false, &Spec::clamp_len, 0, 1LL << 40),
       enum_key("dtype", every_float, false, &Spec::dtype),
       enum_key("precision", with(kAngular, {F::alibi}), false, &Spec::precision),
+      enum_key("theta", with(kRotary, {F::rope2d}), false, &Spec::theta),
   };
   return rules;
 }
@@ -428,6 +434,16 @@ void validate(const Spec& spec) {
   if ((angular || spec.family == Family::learned) && spec.d == 0) invalid(spec, "key 'd' is required");
   if (angular) require_positive(spec, spec.base, "base");
   require_positive(spec, spec.amp, "amp");
+  if (spec.theta != ThetaRecipe::exact) {
+    if (spec.precision != PrecisionClass::fp32_angle)
+      invalid(spec, fmt::format("theta={} says how a float32 angle is formed; it needs precision=fp32-angle, found {}",
+                                name_of(spec.theta), name_of(spec.precision)));
+    // The recipes' bounds follow each library's default and linear frequencies only; the other
+    // plans blend or rescale in ways each library does differently.
+    if (spec.scaling.kind != PlanKind::none && spec.scaling.kind != PlanKind::linear)
+      invalid(spec, fmt::format("theta={} is defined for scaling none and linear; scaling {} needs theta=exact",
+                                name_of(spec.theta), name_of(spec.scaling.kind)));
+  }
   switch (spec.family) {
     case Family::sinusoidal:
       if (spec.d % 2 != 0 && spec.layout == Layout::interleaved)
@@ -518,6 +534,7 @@ const std::vector<Family>& all_families() {
 std::string_view family_name(Family family) { return name_of(family); }
 std::string_view dtype_name(Dtype dtype) { return name_of(dtype); }
 std::string_view precision_name(PrecisionClass precision) { return name_of(precision); }
+std::string_view theta_recipe_name(ThetaRecipe recipe) { return name_of(recipe); }
 Family family_named(std::string_view text, std::string_view what) { return enum_from<Family>(text, what); }
 Dtype dtype_named(std::string_view text, std::string_view what) { return enum_from<Dtype>(text, what); }
 PrecisionClass precision_named(std::string_view text, std::string_view what) { return enum_from<PrecisionClass>(text, what); }

@@ -23,6 +23,10 @@ enum class SectionMode { blocked, interleaved };
 enum class AlibiMode { symmetric, causal };
 enum class Dtype { fp64, fp32, fp16, bf16 };
 enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache };
+// How a float32 kernel forms theta_i under fp32-angle (README, "theta recipes"): correctly
+// rounded (exact), Hugging Face's and Meta's 1/base^(2i/d) through float32 pow (hf, meta), or
+// ggml's running product theta *= base^(-2/d) (ggml).
+enum class ThetaRecipe { exact, hf, meta, ggml };
 enum class PlanKind { none, linear, dynamic, yarn, llama3, longrope, custom };
 
 // A frequency plan (Hugging Face `rope_scaling`). Keys that a kind does not use stay unset.
@@ -53,6 +57,7 @@ struct Spec {
   Decimal amp{1};
   Dtype dtype = Dtype::fp32;
   PrecisionClass precision = PrecisionClass::exact_angle;
+  ThetaRecipe theta = ThetaRecipe::exact;
   SinusoidalOrder order = SinusoidalOrder::sin_cos;
   FrequencyRule freq = FrequencyRule::power;
   std::int64_t offset = 0;
@@ -89,6 +94,7 @@ const std::vector<Family>& all_families();
 std::string_view family_name(Family family);
 std::string_view dtype_name(Dtype dtype);
 std::string_view precision_name(PrecisionClass precision);
+std::string_view theta_recipe_name(ThetaRecipe recipe);
 // Names back to values; throw SpecError naming `what` (an option or key), the text and the choices.
 Family family_named(std::string_view text, std::string_view what);
 Dtype dtype_named(std::string_view text, std::string_view what);

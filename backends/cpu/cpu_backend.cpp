@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <variant>
 
-#include "backends/cpu/error_model.hpp"
+#include "precision/error_model.hpp"
 #include "backends/cpu/index_kernels.hpp"
 #include "backends/cpu/rotary_kernels.hpp"
 #include "backends/cpu/table_kernels.hpp"
@@ -48,7 +48,7 @@ class CpuEvaluator final : public Evaluator {
   }
 
   std::vector<Wide> error_bounds(const Point& point, std::span<const Wide> input) const override {
-    return cpu::kernel_error_bounds(reference_, point, input);
+    return claimed_error_bounds(reference_, point, input);
   }
 
  private:

@@ -2,7 +2,7 @@
 // peconform's own CPU kernels behind the Implementation interface, so that every property
 // and the harness hold them to the exact reference. Each evaluation is one kernel call on a
 // one-token tensor in the spec's dtype, under the spec's precision class, with the bounds of
-// backends/cpu/error_model.hpp.
+// precision/error_model.hpp.
 #include "backends/implementation.hpp"
 
 namespace peconform {

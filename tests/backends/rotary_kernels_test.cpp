@@ -8,7 +8,7 @@
 #include <cstring>
 #include <random>
 
-#include "backends/cpu/error_model.hpp"
+#include "precision/error_model.hpp"
 #include "backends/cpu/rotary_kernels.hpp"
 #include "backends/cpu/wide_conversion.hpp"
 #include "spec/spec_error.hpp"
@@ -73,7 +73,7 @@ void expect_within_bound(const Spec& spec, const Tensor4<T>& in, const Tensor4<T
           point.c[static_cast<std::size_t>(axis)] = ids[static_cast<std::size_t>(axis * kBatch * kSeq + b * kSeq + s)] + offset;
         const std::vector<Wide> x = row_of(in, b, s, h), y = row_of(out, b, s, h);
         const std::vector<Wide> expected = reference.evaluate(point, x);
-        const std::vector<Wide> bounds = kernel_error_bounds(reference, point, x);
+        const std::vector<Wide> bounds = claimed_error_bounds(reference, point, x);
         for (std::size_t e = 0; e < y.size(); ++e)
           ASSERT_LE(abs(y[e] - expected[e]), bounds[e])
               << spec.canonical() << " at " << format_point(spec.family, point) << " [b " << b << ", s " << s << ", h " << h

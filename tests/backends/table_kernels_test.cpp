@@ -4,7 +4,7 @@
 // results must equal the reference exactly.
 #include <gtest/gtest.h>
 
-#include "backends/cpu/error_model.hpp"
+#include "precision/error_model.hpp"
 #include "backends/cpu/index_kernels.hpp"
 #include "backends/cpu/table_kernels.hpp"
 #include "backends/cpu/wide_conversion.hpp"
@@ -17,7 +17,7 @@ constexpr Dtype kDtypes[] = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16}
 
 void expect_row_within_bound(const Reference<FastReal>& reference, const Point& point, const std::vector<Wide>& actual) {
   const std::vector<Wide> expected = reference.evaluate(point, {});
-  const std::vector<Wide> bounds = kernel_error_bounds(reference, point, {});
+  const std::vector<Wide> bounds = claimed_error_bounds(reference, point, {});
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t e = 0; e < actual.size(); ++e) {
     if (isinf(expected[e])) {

@@ -29,7 +29,8 @@ TEST(SpecErrors, SyntaxErrorsNameTheColumnTokenAndExpectation) {
 
 TEST(SpecErrors, UnknownNamesListWhatIsAccepted) {
   expect_rejected("rotary(d=4)", {"unknown family 'rotary'", "sinusoidal|learned|rope"});
-  expect_rejected("rope(d=4,theta=5)", {"unknown key 'theta' for rope", "base"});
+  expect_rejected("rope(d=4,rope_theta=5)", {"unknown key 'rope_theta' for rope", "base"});
+  expect_rejected("rope(d=4,precision=fp32-angle,theta=5)", {"key 'theta' expects one of exact|hf|meta|ggml, found '5'"});
   expect_rejected("alibi(heads=8,d=4)", {"unknown key 'd' for alibi"});
   expect_rejected("rope(d=4,layout=neox)", {"key 'layout' expects one of interleaved|half, found 'neox'"});
   expect_rejected("rope(d=4,scaling=ntk(factor=2))", {"key 'scaling' expects one of", "found 'ntk'"});
@@ -59,6 +60,9 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("t5(buckets=2)", {"buckets=2 leaves no exact buckets"});
   expect_rejected("rope(d=8,scaling=dynamic(factor=2,orig=0))", {"key 'orig' expects an integer in [1,", "found '0'"});
   expect_rejected("alibi(heads=0)", {"key 'heads'", "found '0'"});
+  expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
+  expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=16))",
+                  {"theta=ggml is defined for scaling none and linear", "scaling yarn needs theta=exact"});
 }
 
 TEST(SpecErrors, JsonErrorsNameTheProblem) {

@@ -15,6 +15,8 @@ const char* const kCanonical[] = {
     "rope(d=4,base=10000,layout=interleaved)",
     "rope(d=128,base=500000,layout=half,rot=64,rot_at=last,sign=-1,amp=0.5,dtype=fp64,precision=fp32-angle)",
     "rope(d=16,base=10000,layout=half,scaling=linear(factor=4))",
+    "rope(d=64,base=10000,layout=half,scaling=linear(factor=2),precision=fp32-angle,theta=hf)",
+    "rope2d(d=8,base=100,layout=interleaved,precision=fp32-angle,theta=ggml)",
     "rope(d=16,base=10000,layout=half,scaling=dynamic(factor=2,orig=64,len=1000))",
     "rope(d=16,base=10000,layout=half,scaling=yarn(factor=40,orig=4096,beta_fast=16,beta_slow=2,mscale=0.707,mscale_all_dim=1,attention=1.25,truncate=false))",
     "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192))",

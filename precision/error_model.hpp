@@ -1,6 +1,6 @@
 #pragma once
-// The bound B the CPU kernels claim for each output element, per precision class (DESIGN.md
-// section 2). With u_c, u_s the unit roundoffs of the compute and storage formats, eta_c,
+// The bound B a kernel of each precision class claims for each output element (DESIGN.md
+// section 2): every backend is held to it, ours, plugins and GPU kernels alike. With u_c, u_s the unit roundoffs of the compute and storage formats, eta_c,
 // eta_s their subnormal spacings, A the amplitude, r = |x_pair| and phi the exact angle:
 //
 //   angle error    d_phi = 2^-50 + |phi| 2^-100          exact-angle, lowp-cache: p theta to 106 bits,
@@ -35,11 +35,11 @@
 #include <span>
 #include <vector>
 
-#include "backends/cpu/storage.hpp"
+#include "precision/format_constants.hpp"
 #include "backends/implementation.hpp"
 #include "reference/reference.hpp"
 
-namespace peconform::cpu {
+namespace peconform {
 
 // The bound of one element of a rotated pair, B = A r relative + r per_norm + absolute, in the
 // terms above. It holds while claim_scale max(r, 1) stays 2^-6 inside `largest`, and is +inf
@@ -91,6 +91,6 @@ template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec) {
   return {relative, Real(compute.subnormal_spacing) + Real(storage.subnormal_spacing), Real(storage.largest)};
 }
 
-std::vector<Wide> kernel_error_bounds(const Reference<FastReal>& reference, const Point& point, std::span<const Wide> input);
+std::vector<Wide> claimed_error_bounds(const Reference<FastReal>& reference, const Point& point, std::span<const Wide> input);
 
-}  // namespace peconform::cpu
+}  // namespace peconform

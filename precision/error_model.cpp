@@ -1,12 +1,12 @@
-#include "backends/cpu/error_model.hpp"
+#include "precision/error_model.hpp"
 
 #include <limits>
 
 #include "reference/element_scales.hpp"
 
-namespace peconform::cpu {
+namespace peconform {
 
-std::vector<Wide> kernel_error_bounds(const Reference<FastReal>& reference, const Point& point, std::span<const Wide> input) {
+std::vector<Wide> claimed_error_bounds(const Reference<FastReal>& reference, const Point& point, std::span<const Wide> input) {
   const Spec& spec = reference.spec();
   const Wide infinity = std::numeric_limits<Wide>::infinity();
   std::vector<Wide> bounds(reference.output_size(), Wide(0));
@@ -47,4 +47,4 @@ std::vector<Wide> kernel_error_bounds(const Reference<FastReal>& reference, cons
   return bounds;
 }
 
-}  // namespace peconform::cpu
+}  // namespace peconform
