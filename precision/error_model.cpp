@@ -9,6 +9,11 @@ namespace peconform {
 double angle_horizon(const Spec& spec) {
   const bool rotary = spec.family == Family::rope || spec.family == Family::xpos || spec.family == Family::mrope ||
                       spec.family == Family::rope2d;
+  if (spec.family == Family::sinusoidal || spec.family == Family::xl) {
+    // An entry's angle term alone reaches 1, its scale (sinusoid_bound).
+    const double growth = spec.precision == PrecisionClass::fp32_angle ? 0x1p-22 : 0x1p-100;
+    return (1 - 0x1p-50 - 0x1p-52) / growth;
+  }
   if (!rotary) return std::numeric_limits<double>::infinity();
   const int last_pair = spec.rotary_dims() / 2 - 1;
   const Wide smallest_default_frequency = Wide(1) / Wide(spec.base.to_double());  // e = 1

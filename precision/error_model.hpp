@@ -168,8 +168,9 @@ template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec) {
 
 // The |phi| from which the spec's class stops constraining any rotated pair: where the angle
 // term alone makes P reach A r, at the pair whose recipe error is largest (the last pair of
-// ggml's running product; e = 1 for hf and meta). +inf for the non-rotary families; for
-// exact-angle it lies far past any position a kernel takes (about 2^100).
+// ggml's running product; e = 1 for hf and meta); for a sinusoid table, where an entry's angle
+// term reaches 1. +inf for the other families; for exact-angle it lies far past any position a
+// kernel takes (about 2^100).
 double angle_horizon(const Spec& spec);
 
 std::vector<Wide> claimed_error_bounds(const Reference<FastReal>& reference, const Point& point, std::span<const Wide> input);

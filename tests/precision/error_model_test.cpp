@@ -141,6 +141,7 @@ TEST(ErrorModel, BeyondTheHorizonAnElementIsUnconstrained) {
   EXPECT_LT(horizon, 0x1p23);
   EXPECT_GT(angle_horizon(Spec::parse("rope(d=4,base=10000)")), 0x1p90);
   EXPECT_TRUE(std::isinf(angle_horizon(Spec::parse("t5(buckets=32,max_distance=128)"))));
+  EXPECT_NEAR(std::log2(angle_horizon(Spec::parse("sinusoidal(d=8,precision=fp32-angle)"))), 22, 1e-9);
   // Pair 0 (theta = 1) at p = 2^23 lies past the horizon; pair 1 (theta = 1e-2) does not.
   const Reference<FastReal> reference(spec, std::int64_t{1} << 24);
   const std::vector<Wide> input{Wide(0.5), Wide(-0.25), Wide(0.75), Wide(1)};
