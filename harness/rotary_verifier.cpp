@@ -21,10 +21,10 @@ namespace {
 
 struct PairConstants {
   std::size_t a = 0, b = 0;
-  int index = 0;  // the pair's place in the frequency series
   int axis = 0;
   Wide frequency;
   Wide log_zeta = 0;  // xPos: ln(zeta_i) / scale_base, signed by role
+  Wide growth;        // the angle error's growth with |phi| (precision/error_model.hpp angle_growth)
 };
 
 // What every head at one token needs of one pair.
@@ -39,8 +39,7 @@ struct TokenPair {
   bool in_binary128 = false;
   Wide cos_wide, sin_wide, amplitude_wide;
   double angle = 0, log_xpos = 0;  // |p theta| and ln of the xPos factor, for the binary128 bound
-  int index = 0;
-  Wide frequency;
+  Wide growth;
 };
 
 // The fast path's view of a TokenPair, compact so that a row's pairs stay in cache.
@@ -64,7 +63,8 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
   std::vector<PairConstants> out;
   for (int pair = 0; pair < dims / 2; ++pair) {
     const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
-      PairConstants c{a, b, pair, rotary_axis(spec, pair), reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)], 0};
+      const Wide frequency = reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)];
+    PairConstants c{a, b, rotary_axis(spec, pair), frequency, 0, angle_growth<Wide>(spec, pair, frequency)};
     if (spec.family == Family::xpos) {
       const Wide log_zeta = log(xpos_zeta<Wide>(spec, pair)) / from_decimal<Wide>(spec.scale_base);
       c.log_zeta = spec.role == XposRole::query ? log_zeta : -log_zeta;
@@ -85,16 +85,15 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   t.amplitude = static_cast<double>(spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention);
   t.cos = cs.cos * t.amplitude;
   t.sin = spec.sign * cs.sin * t.amplitude;
-  t.terms = rotary_bound_terms<double>(spec, std::abs(static_cast<double>(angle)), log_xpos, pair.index,
-                                       static_cast<double>(pair.frequency));
+  t.terms = rotary_bound_terms<double>(spec, std::abs(static_cast<double>(angle)), log_xpos,
+                                       static_cast<double>(pair.growth) * kBoundRounding);
   t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
   t.reference_relative = 1.4143 * cs.error + 6 * 0x1p-53;
   t.angle = std::abs(static_cast<double>(angle));
   t.log_xpos = log_xpos;
-  t.index = pair.index;
-  t.frequency = pair.frequency;
+  t.growth = pair.growth;
   if (t.amplitude < kSmallestScreenedAmplitude) {
     const Wide amplitude = spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention;
     t.in_binary128 = true;
@@ -125,7 +124,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
   const int bin = position_bin(point.c[0]);
   const UlpFormat format = ulp_format(type);
   // Terms that depend on the spec alone.
-  const RotaryBoundTerms<double> constant = rotary_bound_terms<double>(spec, 0.0, 0.0, 0, 1.0);
+  const RotaryBoundTerms<double> constant = rotary_bound_terms<double>(spec, 0.0, 0.0, 0.0);
   const double per_norm = constant.per_norm, absolute = constant.absolute;
   const double final = constant.final, store_absolute = constant.store_absolute;
   const double claim_limit = constant.largest / (1 + 0x1p-6);
@@ -237,7 +236,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const bool claimed = within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
         const Wide wide_scale = amplitude_wide * r_wide;
         const RotaryBoundTerms<Wide> wide_terms =
-            wide ? rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos), t.index, t.frequency) : RotaryBoundTerms<Wide>{};
+            wide ? rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos), t.growth) : RotaryBoundTerms<Wide>{};
         const double scale = wide ? static_cast<double>(wide_scale) : t.amplitude * r;
         // Outside the claim (near the dtype's overflow) only an unwritten element is wrong; a
         // bound that reaches the pair's scale (A r) still rejects what lies past it, but what

@@ -18,11 +18,8 @@ double angle_horizon(const Spec& spec) {
   const int last_pair = spec.rotary_dims() / 2 - 1;
   const Wide smallest_default_frequency = Wide(1) / Wide(spec.base.to_double());  // e = 1
   const Wide linear = spec.scaling.kind == PlanKind::linear ? Wide(spec.scaling.factor.to_double()) : Wide(1);
-  const RotaryBoundTerms<Wide> at_zero =
-      rotary_bound_terms<Wide>(spec, Wide(0), Wide(0), last_pair, smallest_default_frequency / linear);
-  const Wide growth = spec.precision == PrecisionClass::fp32_angle
-                          ? theta_recipe_error<Wide>(spec, last_pair, smallest_default_frequency / linear)
-                          : ldexp(Wide(1), -100);
+  const Wide growth = angle_growth<Wide>(spec, last_pair, smallest_default_frequency / linear);
+  const RotaryBoundTerms<Wide> at_zero = rotary_bound_terms<Wide>(spec, Wide(0), Wide(0), growth);
   return static_cast<double>((1 - at_zero.relative) / growth);
 }
 
@@ -40,7 +37,7 @@ std::vector<Wide> claimed_error_bounds(const Reference<FastReal>& reference, con
       for (const RotaryPairScale<Wide>& pair : rotary_pair_scales(reference, point, input)) {
         const Wide amplitude = pair.attention * pair.xpos;
         const RotaryBoundTerms<Wide> terms =
-            rotary_bound_terms<Wide>(spec, pair.angle, log(pair.xpos), pair_index++, pair.frequency);
+            rotary_bound_terms<Wide>(spec, pair.angle, log(pair.xpos), angle_growth<Wide>(spec, pair_index++, pair.frequency));
         // The kernel forms zeta^(n/s) before multiplying in the attention factor.
         const Wide claim_scale = spec.family == Family::xpos ? std::max(amplitude, pair.xpos) : amplitude;
         const Wide& r = pair.norm;

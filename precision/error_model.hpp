@@ -110,19 +110,24 @@ template <class Real> struct RotaryBoundTerms {
   }
 };
 
+// How the angle error grows with |phi| for pair `pair` of frequency `frequency` (theta): 2^-100
+// for the classes that form p theta to 106 bits, the recipe's error under fp32-angle. It does not
+// depend on the position, so callers form it once per pair.
+template <class Real> Real angle_growth(const Spec& spec, int pair, const Real& frequency) {
+  using std::ldexp;
+  return spec.precision == PrecisionClass::fp32_angle ? theta_recipe_error<Real>(spec, pair, frequency)
+                                                      : ldexp(Real(1), -100);
+}
+
 // `angle` is |p theta| before the sign; `log_xpos` is ln of the xPos factor (0 for others);
-// `pair` and `frequency` (theta) place the pair in its frequency series, which fp32-angle's
-// recipes need.
+// `growth` is the pair's angle_growth.
 template <class Real>
-RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, const Real& log_xpos, int pair,
-                                          const Real& frequency) {
+RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, const Real& log_xpos, const Real& growth) {
   using std::abs, std::ldexp;
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
   const bool lowp = spec.precision == PrecisionClass::lowp_cache;
-  const Real angle_growth = spec.precision == PrecisionClass::fp32_angle ? theta_recipe_error<Real>(spec, pair, frequency)
-                                                                         : ldexp(Real(1), -100);
-  const Real angle_error = ldexp(Real(1), -50) + abs(angle) * angle_growth;
+  const Real angle_error = ldexp(Real(1), -50) + abs(angle) * growth;
   const Real amplitude_error = (abs(log_xpos) + 4) * ldexp(Real(1), -52);
   const Real u_c(compute.unit), u_s(storage.unit), eta_c(compute.subnormal_spacing), eta_s(storage.subnormal_spacing);
   const Real final = u_s + (compute_dtype(spec.dtype) != spec.dtype ? u_c : Real(0));

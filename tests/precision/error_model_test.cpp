@@ -28,7 +28,7 @@ TEST(ErrorModel, FinalRoundingIsRelativeToTheElementSoAStorageDtypeCacheShows) {
   const double phi = 0.7;
   const float c = static_cast<float>(std::cos(phi)), s = static_cast<float>(std::sin(phi));
   const double cached = static_cast<double>(s) * round_to_bf16(c) - static_cast<double>(c) * round_to_bf16(s);
-  const RotaryBoundTerms<double> terms = rotary_bound_terms<double>(spec, phi, 0.0, 0, 1.0);
+  const RotaryBoundTerms<double> terms = rotary_bound_terms<double>(spec, phi, 0.0, angle_growth<double>(spec, 0, 1.0));
   const double bound_at_zero = terms.bound(1.0, 1.0, 0.0);
   EXPECT_GT(std::abs(cached), 8 * bound_at_zero) << "a bf16 cache must be visible on a zero element";
   // The same element at full size may round by a bf16 unit.
@@ -36,7 +36,7 @@ TEST(ErrorModel, FinalRoundingIsRelativeToTheElementSoAStorageDtypeCacheShows) {
   // lowp-cache admits the cache: its bound at zero covers it.
   Spec lowp = spec;
   lowp.precision = PrecisionClass::lowp_cache;
-  EXPECT_GE(rotary_bound_terms<double>(lowp, phi, 0.0, 0, 1.0).bound(1.0, 1.0, 0.0), std::abs(cached));
+  EXPECT_GE(rotary_bound_terms<double>(lowp, phi, 0.0, angle_growth<double>(lowp, 0, 1.0)).bound(1.0, 1.0, 0.0), std::abs(cached));
 }
 
 // theta_i = base^(-2i/d) in binary128, the exact value each recipe approximates.
