@@ -1,5 +1,7 @@
 #include "reference/tier_bounds.hpp"
 
+#include <algorithm>
+#include <boost/math/constants/constants.hpp>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -10,16 +12,104 @@
 namespace peconform {
 namespace {
 
+// The relative error of a fast-tier frequency theta, in units of u, is at most
+// weight |ln theta| + 16 + extra (precision/measured_constants.md counts the roundings): the
+// power rule base^(-2i/d) gives weight 1; these plans magnify roundings further.
+template <class Real> struct FrequencyError {
+  Real weight = Real(1);  // multiplies |ln theta|
+  Real extra = Real(0);   // added to the constant 16
+};
+
+// Where a factor divides or multiplies theta, |ln| of the unscaled frequency, which the rounding
+// of the exponent multiplies, exceeds |ln theta| by at most |ln factor|.
+template <class Real> Real largest_log(const std::vector<Decimal>& factors) {
+  Real out(0);
+  for (const Decimal& factor : factors) out = std::max(out, abs(log(from_decimal<Real>(factor))));
+  return out;
+}
+
+// A weight mixed as (1 - w) theta / f + w theta, with w off by `weight_error` u, moves theta by
+// up to (f - 1) weight_error u relatively (theta / f is the smallest the mix can be).
+template <class Real> Real mixing_error(const Real& factor, const Real& weight_error) {
+  return abs(factor - 1) * (weight_error + 2) + 3;
+}
+
+template <class Real> FrequencyError<Real> frequency_error(const Spec& spec) {
+  FrequencyError<Real> out;
+  if (spec.family == Family::sinusoidal && spec.freq == FrequencyRule::geometric) {
+    // exp(-i ln(base) / (n - 1)): log (2 ulps = 4u), the product and the quotient each put
+    // their rounding on the exponent, whose absolute error is theta's relative one.
+    out.weight = Real(6);
+    return out;
+  }
+  const bool rotary_plan = spec.family == Family::rope || spec.family == Family::xpos || spec.family == Family::mrope;
+  if (!rotary_plan) return out;
+  const FrequencyPlan& plan = spec.scaling;
+  const Real factor = from_decimal<Real>(plan.factor);
+  switch (plan.kind) {
+    case PlanKind::none:
+      break;
+    case PlanKind::linear:
+      out.extra = abs(log(factor));
+      break;
+    case PlanKind::custom:
+      out.extra = largest_log<Real>(plan.factors);
+      break;
+    case PlanKind::longrope:
+      out.extra = std::max(largest_log<Real>(plan.short_factors), largest_log<Real>(plan.long_factors));
+      break;
+    case PlanKind::dynamic:
+      // q = f L / orig - (f - 1) cancels down to 1 at L = orig: its roundings, of f L / orig,
+      // reach 2 f u + 2 u of q, which theta inherits (|exponent| d / (d - 2) <= 1); the rounding
+      // of d / (d - 2) adds up to |ln theta| more.
+      out.weight = Real(2);
+      out.extra = 2 * abs(factor) + 2;
+      break;
+    case PlanKind::yarn: {
+      out.extra = abs(log(factor));
+      if (plan.truncate) break;  // floor and ceil leave integers: the ramp is exact
+      // The ramp (i - low) / (high - low) carries the errors of low and high, each
+      // d ln(orig / (beta 2 pi)) / (2 ln base): about (d / (2 ln base)) (10 |ln x| + 4) u.
+      const int dims = spec.rotary_dims();
+      const Real base = from_decimal<Real>(spec.base);
+      const Real scale = Real(dims) / (2 * log(base));
+      auto dim_error = [&](const Decimal& rotations) {
+        const Real ln_x = abs(log(Real(plan.orig) / (from_decimal<Real>(rotations) * 2 * boost::math::constants::pi<Real>())));
+        return scale * ((10 + 1 / log(base)) * ln_x + 4);
+      };
+      const auto [low, high] = yarn_correction_range<Real>(spec);
+      const Real width = std::max(high - low, Real("0.001"));
+      out.extra += mixing_error(factor, (2 * dim_error(plan.beta_fast) + dim_error(plan.beta_slow)) / width + 3);
+      break;
+    }
+    case PlanKind::llama3: {
+      out.extra = abs(log(factor));
+      // smooth = (orig / wavelength - low) / (high - low), orig / wavelength <= high in the
+      // smoothed band and off by (|ln theta_0| + 8) u with |ln theta_0| <= ln base.
+      const Real low = from_decimal<Real>(plan.low), high = from_decimal<Real>(plan.high);
+      const Real ln_base = abs(log(from_decimal<Real>(spec.base)));
+      out.extra += mixing_error(factor, (high * (ln_base + 8) + low + high) / (high - low) + 3);
+      break;
+    }
+  }
+  return out;
+}
+
 // Every element's bound: its scale (A r for a rotated pair, 1 for a table entry, |b| for an
 // ALiBi bias, 0 for what must be identical) times `unit`, times, where the tier's angles carry
 // rounding (`angles_rounded`), the growth of that rounding through the angle and amplitude.
 template <class Real>
 std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& point, std::span<const Real> input,
                                const Real& unit, bool angles_rounded) {
-  const Real allowance(16);
+  // Per unit of |phi|, the roundings of theta and p theta (precision/measured_constants.md: at
+  // most 8, plus what a plan adds); on their own, sin/cos, the amplitude and the final products
+  // (at most 17.4, LongRoPE's attention factor the largest).
+  const Real angle_allowance(16), allowance(20);
+  const FrequencyError<Real> theta_error = frequency_error<Real>(reference.spec());
   auto growth = [&](const Real& angle, const Real& frequency, const Real& amplitude_growth) {
     if (!angles_rounded) return Real(1);
-    return abs(angle) * (abs(log(frequency)) + allowance) + allowance + amplitude_growth;
+    return abs(angle) * (theta_error.weight * abs(log(frequency)) + angle_allowance + theta_error.extra) + allowance +
+           amplitude_growth;
   };
   const Spec& spec = reference.spec();
   std::vector<Real> bounds(reference.output_size(), Real(0));
@@ -32,7 +122,10 @@ std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& po
         Real amplitude_growth(0);
         if (spec.family == Family::xpos)
           // zeta = (2i + 0.4 d)/(1.4 d) rounds up to 6 times; pow raises that error to n/scale_base.
-          amplitude_growth = abs(log(pair.xpos)) + Real(6) * abs(Real(point.c[0]) / from_decimal<Real>(spec.scale_base));
+          // The exponent n/scale_base rounds twice (scale_base, the quotient), each magnified by
+          // |ln zeta^(n/scale_base)|.
+          amplitude_growth =
+              2 * abs(log(pair.xpos)) + Real(6) * abs(Real(point.c[0]) / from_decimal<Real>(spec.scale_base));
         bounds[pair.a] = bounds[pair.b] =
             pair.attention * pair.xpos * pair.norm * unit * growth(pair.angle, pair.frequency, amplitude_growth);
       }
@@ -47,7 +140,7 @@ std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& po
       for (std::size_t h = 0; h < bias.size(); ++h) {
         if (isinf(bias[h])) continue;
         const Real& slope = reference.alibi_slopes()[h];
-        bounds[h] = abs(bias[h]) * unit * (angles_rounded ? abs(log(slope)) + allowance : Real(1));
+        bounds[h] = abs(bias[h]) * unit * (angles_rounded ? abs(log(slope)) + angle_allowance : Real(1));
       }
       break;
     }
