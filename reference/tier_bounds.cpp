@@ -16,9 +16,14 @@ namespace {
 // weight |ln theta| + 16 + extra (precision/measured_constants.md counts the roundings): the
 // power rule base^(-2i/d) gives weight 1; these plans magnify roundings further.
 template <class Real> struct FrequencyError {
-  Real weight = Real(1);  // multiplies |ln theta|
-  Real extra = Real(0);   // added to the constant 16
+  Real weight = Real(1);     // multiplies |ln theta|
+  Real extra = Real(0);      // added to the angle's allowance 16
+  Real amplitude = Real(0);  // added to the allowance 20, for an attention factor that needs more
 };
+
+// YaRN's 1 + 0.1 m ln(factor): 0.1, m, ln (4u, and u/ln f from the factor's own rounding), two
+// products and the sum round; t / (1 + t) of t's error reaches the result, t = 0.1 m ln f.
+template <class Real> Real yarn_mscale_error(const Decimal& mscale) { return 9 + abs(from_decimal<Real>(mscale)) / 10; }
 
 // Where a factor divides or multiplies theta, |ln| of the unscaled frequency, which the rounding
 // of the exponent multiplies, exceeds |ln theta| by at most |ln factor|.
@@ -66,8 +71,14 @@ template <class Real> FrequencyError<Real> frequency_error(const Spec& spec) {
       out.extra = 2 * abs(factor) + 2;
       break;
     case PlanKind::yarn: {
+      // The ratio of two mscales: both errors and the quotient, then the product with amp.
+      if (!plan.attention && plan.mscale && plan.mscale_all_dim)
+        out.amplitude = yarn_mscale_error<Real>(*plan.mscale) + yarn_mscale_error<Real>(*plan.mscale_all_dim) + 2;
       out.extra = abs(log(factor));
-      if (plan.truncate) break;  // floor and ceil leave integers: the ramp is exact
+      if (plan.truncate) {  // floor and ceil leave integers: the ramp rounds once, in its quotient
+        out.extra += mixing_error(factor, Real(1));
+        break;
+      }
       // The ramp (i - low) / (high - low) carries the errors of low and high, each
       // d ln(orig / (beta 2 pi)) / (2 ln base): about (d / (2 ln base)) (10 |ln x| + 4) u.
       const int dims = spec.rotary_dims();
@@ -103,13 +114,13 @@ std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& po
                                const Real& unit, bool angles_rounded) {
   // Per unit of |phi|, the roundings of theta and p theta (precision/measured_constants.md: at
   // most 8, plus what a plan adds); on their own, sin/cos, the amplitude and the final products
-  // (at most 17.4, LongRoPE's attention factor the largest).
+  // (at most 19.8, YaRN's default attention factor the largest; its ratio of mscales adds more).
   const Real angle_allowance(16), allowance(20);
   const FrequencyError<Real> theta_error = frequency_error<Real>(reference.spec());
   auto growth = [&](const Real& angle, const Real& frequency, const Real& amplitude_growth) {
     if (!angles_rounded) return Real(1);
     return abs(angle) * (theta_error.weight * abs(log(frequency)) + angle_allowance + theta_error.extra) + allowance +
-           amplitude_growth;
+           theta_error.amplitude + amplitude_growth;
   };
   const Spec& spec = reference.spec();
   std::vector<Real> bounds(reference.output_size(), Real(0));
