@@ -11,6 +11,8 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <map>
+#include <numbers>
 #include <set>
 
 #include "spec/hf_config_models.hpp"
@@ -27,10 +29,48 @@ struct Scope {
   std::string prefix;
 };
 
+// The digits each floating-point number of the config was written with. nlohmann keeps only
+// the double, and where two 17-digit forms round-trip to it (18.360000610351562 and ...563, a
+// Phi-3 long_factor) its dump may pick the other one; a spec keeps the config's own digits.
+class NumberTexts final : public nlohmann::json_sax<json> {
+ public:
+  explicit NumberTexts(std::string_view text) { json::sax_parse(text, this); }
+  std::optional<std::string> text_of(double value) const {
+    auto it = texts_.find(value);
+    return it == texts_.end() ? std::nullopt : std::optional<std::string>(it->second);
+  }
+
+  bool number_float(double value, const std::string& text) override {
+    texts_.emplace(value, text);
+    return true;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(std::int64_t) override { return true; }
+  bool number_unsigned(std::uint64_t) override { return true; }
+  bool string(std::string&) override { return true; }
+  bool binary(json::binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(std::string&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  std::map<double, std::string> texts_;
+};
+
 // Reads keys and remembers which it read and which defaults it applied, for --explain.
 class Reading {
  public:
-  explicit Reading(const json& root) : root_(root) {}
+  Reading(const json& root, std::string_view text) : root_(root), numbers_(text) {}
+
+  Decimal decimal_of(const json& value) const {
+    if (value.is_number_float())
+      if (auto text = numbers_.text_of(value.get<double>())) return Decimal::parse(*text);
+    return Decimal::parse(value.dump());
+  }
 
   // The value at `key`, or nullptr when absent or null. A key that is present counts as read,
   // null included: transformers treats a null the same as an absent key.
@@ -52,7 +92,7 @@ class Reading {
     if (value == nullptr) return std::nullopt;
     if (!value->is_number())
       throw SpecError(fmt::format("config.json: \"{}{}\" must be a number, found {}", scope.prefix, key, value->dump()));
-    return Decimal::parse(value->dump());
+    return decimal_of(*value);
   }
   Decimal number(const Scope& scope, std::string_view key) {
     if (auto value = optional_number(scope, key)) return *value;
@@ -91,7 +131,7 @@ class Reading {
     for (const json& element : *value) {
       if (!element.is_number())
         throw SpecError(fmt::format("config.json: \"{}{}\" holds {}, not a number", scope.prefix, key, element.dump()));
-      out.push_back(Decimal::parse(element.dump()));
+      out.push_back(decimal_of(element));
     }
     return out;
   }
@@ -125,6 +165,7 @@ class Reading {
   }
 
   const json& root_;
+  NumberTexts numbers_;
   std::set<std::string> used_;
   std::vector<std::string> defaults_;
 };
@@ -432,6 +473,29 @@ void read_longrope(Reading& reading, const RopePlan& plan, const Scope& model, c
                                 factor ? ", as transformers 4.x derives it; --longrope-factor-from-lengths" : ""));
 }
 
+// llama3 with low_freq_factor = high_freq_factor (Llama 4): the smoothing band is empty and its
+// formula divides by zero, which transformers never evaluates outside the band. What remains
+// divides θ_i by factor where 2π/θ_i > orig/low and keeps it elsewhere: custom(factors=[...]).
+void llama3_without_smoothing(Spec& spec) {
+  FrequencyPlan& plan = spec.scaling;
+  const int pairs = spec.rotary_dims() / 2;
+  const double threshold = static_cast<double>(plan.orig) / plan.low.to_double();
+  std::vector<Decimal> factors;
+  for (int i = 0; i < pairs; ++i) {
+    const double wavelength = 2.0 * std::numbers::pi * std::pow(spec.base.to_double(), 2.0 * i / spec.rotary_dims());
+    // float32 frequencies could fall on either side of a wavelength this close to the threshold.
+    if (std::abs(wavelength / threshold - 1.0) < 1e-5)
+      throw SpecError(fmt::format("config.json: llama3 with low_freq_factor = high_freq_factor puts pair {}'s wavelength "
+                                  "{} within float32 rounding of the threshold {}; which side transformers takes is "
+                                  "not decidable here",
+                                  i, wavelength, threshold));
+    factors.push_back(wavelength > threshold ? plan.factor : Decimal(1));
+  }
+  plan = FrequencyPlan{};
+  plan.kind = PlanKind::custom;
+  plan.factors = std::move(factors);
+}
+
 void read_plan(Reading& reading, const RopePlan& plan, const Scope& model, std::string_view model_type,
                const HfConfigOptions& options, Spec& spec) {
   const std::string type = rope_type_of(reading, plan, model_type);
@@ -491,6 +555,7 @@ void read_plan(Reading& reading, const RopePlan& plan, const Scope& model, std::
     out.low = reading.number(plan.scope, "low_freq_factor");
     out.high = reading.number(plan.scope, "high_freq_factor");
     out.orig = original_length(reading, plan, model);
+    if (out.low == out.high) llama3_without_smoothing(spec);
   } else if (type == "longrope") {
     read_longrope(reading, plan, model, options, out);
   } else if (type == "proportional") {
@@ -572,7 +637,7 @@ HfConfigExplanation explain_hf_config(std::string_view config_json_text, const H
   if (config.is_discarded()) throw SpecError("config.json is not valid JSON");
   if (!config.is_object()) throw SpecError(fmt::format("config.json must hold an object, found {}", config.dump()));
 
-  Reading reading(config);
+  Reading reading(config, config_json_text);
   Scope model{&config, ""};
   std::string model_type = reading.optional_string(model, "model_type").value_or("");
   // Multimodal configs (Qwen3-VL, Llama 4, Gemma 3) keep the language model's keys in text_config.

@@ -69,8 +69,10 @@ constexpr std::array<FactorEntry, 10> partial_factor_defaults{{
 }};
 
 // rotate_half taking x[..., ::2] and x[..., 1::2] with cos/sin repeated per pair
-// (modeling_cohere.py, modeling_cohere2.py, modeling_glm.py, modeling_glm4.py).
-constexpr std::array<std::string_view, 5> interleaved_models{"cohere", "cohere2", "glm", "glm4", "glm4_moe"};
+// (modeling_cohere.py, modeling_cohere2.py, modeling_glm.py, modeling_glm4.py), or complex
+// multiplication over pairs (2i, 2i+1) (modeling_llama4.py, view_as_complex).
+constexpr std::array<std::string_view, 7> interleaved_models{"cohere", "cohere2", "glm",        "glm4",
+                                                             "glm4_moe", "llama4", "llama4_text"};
 
 // Learned absolute tables (GPT-2, BERT, OPT, ...) or sinusoidal tables (DistilBERT option).
 constexpr std::array<std::string_view, 14> table_models{"gpt2",    "bert",  "roberta", "distilbert", "opt",

@@ -21,7 +21,7 @@ struct ModelDefault {
 ModelDefault default_rope_theta(std::string_view model_type, std::string_view layer_type);
 // The partial rotary factor a model class sets when the config has none (GPT-NeoX 0.25, Phi 0.5).
 std::optional<ModelDefault> default_partial_rotary_factor(std::string_view model_type);
-// Models whose rotate_half pairs (2i, 2i+1) (Cohere, GLM) rather than (i, i + d/2).
+// Models whose rotate_half pairs (2i, 2i+1) (Cohere, GLM, Llama 4) rather than (i, i + d/2).
 bool rotates_interleaved_pairs(std::string_view model_type);
 // Model types that position by a learned or sinusoidal table, not by anything from_hf_config reads.
 bool positions_by_table(std::string_view model_type);

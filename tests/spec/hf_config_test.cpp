@@ -249,6 +249,20 @@ TEST(HfConfig, LongRopeFactorFollowsTheCurrentReleaseUnlessAskedFor4x) {
             "rope(d=8,base=10000,layout=half,scaling=longrope(factor=32,orig=4096,short=[1,1,1,1],long=[1,2,3,4]))");
 }
 
+TEST(HfConfig, NumbersKeepTheDigitsTheConfigWrote) {
+  // 18.360000610351562 and 18.360000610351563 are the same double; the spec keeps the written one.
+  EXPECT_EQ(spec_of(R"({"head_dim": 4, "max_position_embeddings": 8192, "original_max_position_embeddings": 4096,
+                        "rope_scaling": {"type": "longrope", "short_factor": [1, 18.360000610351562], "long_factor": [1e-05, 2]}})"),
+            "rope(d=4,base=10000,layout=half,scaling=longrope(factor=2,orig=4096,short=[1,18.360000610351562],long=[0.00001,2]))");
+}
+
+TEST(HfConfig, Llama3WithoutSmoothingBandIsPerPairFactors) {
+  // Llama 4: low = high = 1, so θ_i/16 where 2π·500000^(i/4) > 8192 (i/4 > 0.5466: i = 3) and θ_i below.
+  EXPECT_EQ(spec_of(R"({"head_dim": 8, "rope_theta": 500000, "rope_scaling": {"rope_type": "llama3", "factor": 16,
+                        "low_freq_factor": 1, "high_freq_factor": 1, "original_max_position_embeddings": 8192}})"),
+            "rope(d=8,base=500000,layout=half,scaling=custom(factors=[1,1,1,16]))");
+}
+
 // Non-rotary configs.
 
 TEST(HfConfig, T5ConfigsGiveBucketSpecs) {
