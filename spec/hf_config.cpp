@@ -105,7 +105,7 @@ Spec read_mpt(Reading& reading, const Scope& model) {
 }
 
 // The rope plan a config (or one of its layer types) holds: the object with rope_type and its
-// keys, and where the base and partial factor come from when the object leaves them out.
+// keys, and the model-level key that gives the base when the object has no rope_theta.
 struct RopePlan {
   Scope scope;                 // rope_scaling, rope_parameters or one layer type's entry; may be empty
   std::string layer_type;      // empty for configs with one plan
