@@ -1,165 +1,524 @@
-// Spec::from_hf_config: maps a Hugging Face config.json onto a Spec. Key names and fallbacks
-// follow transformers' modeling_rope_utils (see ../shared/notes/variants.md, section 3).
+// Spec::from_hf_config and explain_hf_config: a Hugging Face config.json read the way
+// transformers reads it. Key names, fallbacks and defaults follow transformers 5.23.0
+// (modeling_rope_utils.py: the rope init functions, convert_rope_params_to_dict and
+// standardize_rope_params; models/*/configuration_*.py for each model's own keys), the current
+// release when this was written; where 4.x differed and a config still depends on it, the
+// comment says so. ../shared/notes/variants.md section 3 has the formulas.
+#include "spec/hf_config.hpp"
+
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <numbers>
 
-#include "spec/spec.hpp"
+#include "spec/hf_config_models.hpp"
+#include "spec/hf_config_reading.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform {
 namespace {
 
 using nlohmann::json;
+using hf_config_reading::Reading;
+using hf_config_reading::Scope;
 
-const json* find(const json& object, std::string_view key) {
-  auto it = object.find(std::string(key));
-  return it == object.end() || it->is_null() ? nullptr : &*it;
+// Python's a / b as transformers computes it, kept exact where the quotient terminates.
+Decimal ratio(std::int64_t numerator, std::int64_t denominator) {
+  if (numerator % denominator == 0) return Decimal(numerator / denominator);
+  return Decimal::parse(fmt::format("{}", static_cast<double>(numerator) / static_cast<double>(denominator)));
 }
 
-Decimal decimal_at(const json& object, std::string_view key, std::string_view where) {
-  const json* value = find(object, key);
-  if (value == nullptr || !value->is_number())
-    throw SpecError(fmt::format("config.json: {}\"{}\" must be a number, found {}", where, key,
-                                value ? value->dump() : "nothing"));
-  return Decimal::parse(value->dump());
+bool is_one_of(std::string_view value, std::initializer_list<std::string_view> choices) {
+  return std::find(choices.begin(), choices.end(), value) != choices.end();
 }
 
-std::int64_t integer_at(const json& object, std::string_view key, std::string_view where) {
-  const json* value = find(object, key);
-  if (value == nullptr || !value->is_number_integer() || value->get<std::int64_t>() < 1)
-    throw SpecError(fmt::format("config.json: {}\"{}\" must be a positive integer, found {}", where, key,
-                                value ? value->dump() : "nothing"));
-  return value->get<std::int64_t>();
+// The first of several names a model family gives one quantity (GPT-J's n_head, MPT's n_heads).
+std::int64_t count_named(Reading& reading, const Scope& scope, std::initializer_list<std::string_view> names,
+                         std::string_view context = "") {
+  for (std::string_view name : names)
+    if (reading.has(scope, name)) return reading.count(scope, name, context);
+  return reading.count(scope, *names.begin(), context);
 }
 
-std::vector<Decimal> decimals_at(const json& object, std::string_view key) {
-  const json* value = find(object, key);
-  if (value == nullptr || !value->is_array())
-    throw SpecError(fmt::format("config.json: rope_scaling \"{}\" must be a list of numbers", key));
-  std::vector<Decimal> out;
-  for (const json& element : *value) {
-    if (!element.is_number())
-      throw SpecError(fmt::format("config.json: rope_scaling \"{}\" holds {}, not a number", key, element.dump()));
-    out.push_back(Decimal::parse(element.dump()));
-  }
-  return out;
-}
-
-int head_dim_of(const json& config) {
-  if (find(config, "head_dim")) return static_cast<int>(integer_at(config, "head_dim", ""));
-  const std::int64_t hidden = integer_at(config, "hidden_size", "without head_dim, ");
-  const std::int64_t heads = integer_at(config, "num_attention_heads", "without head_dim, ");
+int head_dim_of(Reading& reading, const Scope& model) {
+  if (auto head_dim = reading.optional_count(model, "head_dim")) return static_cast<int>(*head_dim);
+  const std::int64_t hidden = count_named(reading, model, {"hidden_size", "n_embd", "d_model"}, "without head_dim, ");
+  const std::int64_t heads = count_named(reading, model, {"num_attention_heads", "n_head", "n_heads", "num_heads"},
+                                         "without head_dim, ");
   if (hidden % heads != 0)
     throw SpecError(fmt::format("config.json: hidden_size {} is not divisible by num_attention_heads {}", hidden, heads));
   return static_cast<int>(hidden / heads);
 }
 
-// The original context length: rope_scaling's own key, then the model's, then max_position_embeddings.
-std::int64_t original_length(const json& config, const json& scaling) {
-  if (find(scaling, "original_max_position_embeddings"))
-    return integer_at(scaling, "original_max_position_embeddings", "rope_scaling ");
-  if (find(config, "original_max_position_embeddings"))
-    return integer_at(config, "original_max_position_embeddings", "");
-  return integer_at(config, "max_position_embeddings", "");
+// T5 and its descendants: relative position buckets (configuration_t5.py).
+Spec read_t5(Reading& reading, const Scope& model) {
+  Spec spec;
+  spec.family = Family::t5;
+  if (auto buckets = reading.optional_count(model, "relative_attention_num_buckets")) {
+    spec.buckets = static_cast<int>(*buckets);
+  } else {
+    reading.defaulted("relative_attention_num_buckets: 32 (T5Config default)");
+  }
+  if (auto distance = reading.optional_count(model, "relative_attention_max_distance")) {
+    spec.max_distance = static_cast<int>(*distance);
+  } else {
+    reading.defaulted("relative_attention_max_distance: 128 (T5Config default)");
+  }
+  const std::optional<bool> decoder = reading.optional_bool(model, "is_decoder");
+  if (!decoder)
+    reading.defaulted("is_decoder: false (T5Config default), so bidirectional=true; the decoder stack of an "
+                      "encoder-decoder model uses bidirectional=false");
+  spec.bidirectional = !decoder.value_or(false);
+  return spec;
 }
 
-void read_scaling(Spec& spec, const json& config, const json& scaling) {
-  if (!scaling.is_object()) throw SpecError(fmt::format("config.json: rope_scaling must be an object, found {}", scaling.dump()));
-  const json* type = find(scaling, "rope_type");
-  if (type == nullptr) type = find(scaling, "type");  // the key's name before transformers 4.45
-  if (type == nullptr || !type->is_string())
-    throw SpecError(fmt::format("config.json: rope_scaling has no \"rope_type\": {}", scaling.dump()));
-  const std::string kind = type->get<std::string>();
-  FrequencyPlan& plan = spec.scaling;
-  auto optional_decimal = [&](std::string_view key) -> std::optional<Decimal> {
-    if (!find(scaling, key)) return std::nullopt;
-    return decimal_at(scaling, key, "rope_scaling ");
+Spec alibi_spec(std::int64_t heads) {
+  Spec spec;
+  spec.family = Family::alibi;
+  spec.heads = static_cast<int>(heads);
+  // Bloom, MPT and Falcon are causal decoders: the bias +m·j under a causal mask, which
+  // softmax makes -m·(i - j).
+  spec.mode = AlibiMode::causal;
+  return spec;
+}
+
+// MPT: attn_config.alibi (default true) with slopes 2^(-alibi_bias_max·h/n) (modeling_mpt.py
+// build_mpt_alibi_tensor), which is the published series only for alibi_bias_max = 8.
+Spec read_mpt(Reading& reading, const Scope& model) {
+  Scope attention{reading.find(model, "attn_config"), model.prefix + "attn_config."};
+  const std::optional<bool> alibi = reading.optional_bool(attention, "alibi");
+  if (!alibi) reading.defaulted("attn_config.alibi: true (MptAttentionConfig default)");
+  if (!alibi.value_or(true))
+    throw SpecError("config.json: MPT with attn_config.alibi false positions by a learned table "
+                    "(learned_pos_emb), which a config does not describe; use a learned(...) spec");
+  if (auto bias_max = reading.optional_count(attention, "alibi_bias_max")) {
+    if (*bias_max != 8)
+      throw SpecError(fmt::format("config.json: attn_config.alibi_bias_max {} gives slopes 2^(-{}h/n); alibi(...) has "
+                                  "the published slopes 2^(-8h/n) only",
+                                  *bias_max, *bias_max));
+  } else {
+    reading.defaulted("attn_config.alibi_bias_max: 8 (MptAttentionConfig default)");
+  }
+  return alibi_spec(count_named(reading, model, {"n_heads", "num_attention_heads"}));
+}
+
+// The rope plan a config (or one of its layer types) holds: the object with rope_type and its
+// keys, and the model-level key that gives the base when the object has no rope_theta.
+struct RopePlan {
+  Scope scope;                 // rope_scaling, rope_parameters or one layer type's entry; may be empty
+  std::string layer_type;      // empty for configs with one plan
+  std::string theta_fallback;  // the model-level key that supplies rope_theta
+};
+
+bool is_gemma3(std::string_view model_type) {
+  return is_one_of(model_type, {"gemma3", "gemma3_text", "gemma3n_text"});
+}
+
+// Per-layer rope_parameters (transformers 5.x hybrid models): every value is an object or null.
+bool is_nested(const json& parameters) {
+  if (!parameters.is_object() || parameters.empty()) return false;
+  return std::all_of(parameters.begin(), parameters.end(), [](const json& value) { return value.is_object() || value.is_null(); });
+}
+
+RopePlan select_plan(Reading& reading, const Scope& model, std::string_view model_type, const HfConfigOptions& options,
+                     std::vector<std::string>& layer_types) {
+  // convert_rope_params_to_dict: a non-empty rope_scaling wins over rope_parameters.
+  Scope scaling{reading.find(model, "rope_scaling"), model.prefix + "rope_scaling."};
+  Scope parameters{reading.find(model, "rope_parameters"), model.prefix + "rope_parameters."};
+  for (const Scope* scope : {&scaling, &parameters})
+    if (scope->object && !scope->object->is_object())
+      throw SpecError(fmt::format("config.json: \"{}\" must be an object, found {}", scope->prefix.substr(0, scope->prefix.size() - 1),
+                                  scope->object->dump()));
+  const bool scaling_given = scaling.object && !scaling.object->empty();
+  Scope chosen = scaling_given ? scaling : parameters;
+
+  std::string layer_type;
+  if (chosen.object && is_nested(*chosen.object)) {
+    for (const auto& [name, value] : chosen.object->items())
+      if (value.is_object()) layer_types.push_back(name);
+  } else if (is_gemma3(model_type)) {
+    // Gemma 3 before transformers 5 kept one plan per layer type in flat keys: rope_theta and
+    // rope_scaling for full attention, rope_local_base_freq for sliding attention
+    // (configuration_gemma3.py, convert_rope_params_to_dict).
+    layer_types = {"full_attention", "sliding_attention"};
+  }
+  if (!layer_types.empty()) {
+    const std::string listed = fmt::format("{}", fmt::join(layer_types, ", "));
+    if (options.layer_type.empty())
+      throw SpecError(fmt::format("config.json has one rope plan per layer type ({}); choose one with --layer-type", listed));
+    if (std::find(layer_types.begin(), layer_types.end(), options.layer_type) == layer_types.end())
+      throw SpecError(fmt::format("config.json has no layer type '{}'; it has {}", options.layer_type, listed));
+    layer_type = options.layer_type;
+  } else if (!options.layer_type.empty()) {
+    throw SpecError(fmt::format("config.json has one rope plan for every layer; --layer-type {} does not apply",
+                                options.layer_type));
+  }
+
+  RopePlan plan{chosen, layer_type, "rope_theta"};
+  if (model_type == "gpt_neox") plan.theta_fallback = "rotary_emb_base";  // configuration_gpt_neox.py
+  if (layer_type.empty()) return plan;
+  if (chosen.object && is_nested(*chosen.object)) {
+    plan.scope = Scope{reading.find(chosen, layer_type), chosen.prefix + layer_type + "."};
+  } else if (layer_type == "sliding_attention") {
+    plan.scope = Scope{};  // Gemma 3's sliding layers have no scaling
+  }
+  if (is_gemma3(model_type) && layer_type == "sliding_attention") plan.theta_fallback = "rope_local_base_freq";
+  return plan;
+}
+
+// The rotary head: its dims, where the rotated dims sit and how they pair.
+struct RotaryHead {
+  int d = 0;
+  int rotary_head = 0;  // the dims transformers' rope init calls head_dim
+  RotaryPlacement at = RotaryPlacement::first;
+  Layout layout = Layout::half;
+};
+
+RotaryHead rotary_head_of(Reading& reading, const Scope& model, std::string_view model_type) {
+  RotaryHead head;
+  if (is_one_of(model_type, {"deepseek_v2", "deepseek_v3"})) {
+    // MLA: each query head is [q_nope, q_pe] and only q_pe (qk_rope_head_dim) rotates
+    // (modeling_deepseek_v2.py, modeling_deepseek_v3.py).
+    const std::optional<std::int64_t> rope = reading.optional_count(model, "qk_rope_head_dim");
+    const std::optional<std::int64_t> nope = reading.optional_count(model, "qk_nope_head_dim");
+    if (!rope) reading.defaulted(fmt::format("qk_rope_head_dim: 64 ({} default)", model_type));
+    if (!nope) reading.defaulted(fmt::format("qk_nope_head_dim: 128 ({} default)", model_type));
+    head.rotary_head = static_cast<int>(rope.value_or(64));
+    head.d = static_cast<int>(nope.value_or(128)) + head.rotary_head;
+    head.at = RotaryPlacement::last;
+    if (model_type == "deepseek_v2") {
+      head.layout = Layout::interleaved;  // V2 rotates q_pe as complex numbers over pairs (2i, 2i+1)
+      return head;
+    }
+    const std::optional<bool> interleave = reading.optional_bool(model, "rope_interleave");
+    if (interleave.value_or(true))
+      throw SpecError("config.json: deepseek_v3 with rope_interleave true (its default) is not supported yet: it reads "
+                      "each rotated pair from (2i, 2i+1) but writes it to (i, i + d/2), and neither layout=interleaved "
+                      "nor layout=half does that, so either would check the wrong mathematics");
+    head.layout = Layout::half;
+    return head;
+  }
+  head.d = head_dim_of(reading, model);
+  head.rotary_head = head.d;
+  if (rotates_interleaved_pairs(model_type)) head.layout = Layout::interleaved;
+  return head;
+}
+
+// Partial rotary: d_rot = int(head_dim · factor) as Python truncates it.
+int rotary_dims(Reading& reading, const RopePlan& plan, const Scope& model, std::string_view model_type, int rotary_head) {
+  std::optional<Decimal> factor = reading.optional_number(plan.scope, "partial_rotary_factor");
+  std::string_view source = "partial_rotary_factor";
+  if (!factor) {
+    // GPT-NeoX reads rotary_pct, not partial_rotary_factor, at the model level (configuration_gpt_neox.py).
+    source = model_type == "gpt_neox" ? "rotary_pct" : "partial_rotary_factor";
+    factor = reading.optional_number(model, source);
+  }
+  if (!factor) {
+    if (auto fallback = default_partial_rotary_factor(model_type)) {
+      reading.defaulted(fmt::format("partial_rotary_factor: {} ({})", fallback->value.text(), fallback->source));
+      factor = fallback->value;
+    }
+  }
+  if (!factor) return rotary_head;
+  const double value = factor->to_double();
+  if (!(value > 0.0 && value <= 1.0))
+    throw SpecError(fmt::format("config.json: {} {} must lie in (0, 1]", source, factor->text()));
+  const int dims = static_cast<int>(rotary_head * value);
+  if (dims % 2 != 0)
+    throw SpecError(fmt::format(
+        "config.json: {} {} of head_dim {} gives int({}·{}) = {} rotary dims, an odd count. transformers builds "
+        "{} frequencies base^(-2i/{}) and a cos/sin table {} wide from them; GPT-NeoX then rotates {} dims, other "
+        "models fail to broadcast the table against their {} dims. A spec with rot={} forms base^(-2i/{}), not "
+        "base^(-2i/{}), and custom frequencies cannot hold those irrational values exactly, so this is refused",
+        source, factor->text(), rotary_head, rotary_head, factor->text(), dims, (dims + 1) / 2, dims, dims + 1,
+        dims + 1, dims, dims + 1, dims + 1, dims));
+  if (dims == 0)
+    throw SpecError(fmt::format("config.json: {} {} of head_dim {} rotates no dims", source, factor->text(), rotary_head));
+  return dims;
+}
+
+Decimal rope_theta(Reading& reading, const RopePlan& plan, const Scope& model, std::string_view model_type) {
+  if (auto theta = reading.optional_number(plan.scope, "rope_theta")) return *theta;
+  if (auto theta = reading.optional_number(model, plan.theta_fallback)) return *theta;
+  const ModelDefault fallback = default_rope_theta(model_type, plan.layer_type);
+  reading.defaulted(fmt::format("rope_theta: {} ({})", fallback.value.text(), fallback.source));
+  return fallback.value;
+}
+
+// The pretraining length of llama3, yarn and longrope: the model-level key first, as
+// standardize_rope_params gives it priority (Phi-3 keeps it there), then the plan's own, then
+// max_position_embeddings.
+std::int64_t original_length(Reading& reading, const RopePlan& plan, const Scope& model) {
+  if (auto length = reading.optional_count(model, "original_max_position_embeddings")) return *length;
+  if (auto length = reading.optional_count(plan.scope, "original_max_position_embeddings")) return *length;
+  const std::int64_t fallback = reading.count(model, "max_position_embeddings");
+  reading.defaulted(fmt::format("original_max_position_embeddings: {} (max_position_embeddings, as "
+                                "standardize_rope_params falls back)",
+                                fallback));
+  return fallback;
+}
+
+std::string rope_type_of(Reading& reading, const RopePlan& plan, std::string_view model_type) {
+  std::optional<std::string> type = reading.optional_string(plan.scope, "rope_type");
+  if (!type) type = reading.optional_string(plan.scope, "type");  // the key's name before transformers 4.45
+  if (!type) return "default";
+  // configuration_phi3.py (and phi4_multimodal): "su" and "yarn" are older names for longrope.
+  if (*type == "su" || (*type == "yarn" && is_one_of(model_type, {"phi3", "phi4_multimodal"}))) {
+    reading.defaulted(fmt::format("rope_type '{}' read as longrope ({}'s legacy name, configuration_phi3.py)", *type,
+                                  *type == "su" ? "Phi-3" : model_type));
+    return "longrope";
+  }
+  return *type;
+}
+
+void read_yarn(Reading& reading, const RopePlan& plan, const Scope& model, FrequencyPlan& out) {
+  out.kind = PlanKind::yarn;
+  out.orig = original_length(reading, plan, model);
+  if (auto factor = reading.optional_number(plan.scope, "factor")) {
+    out.factor = *factor;
+  } else {
+    out.factor = ratio(reading.count(model, "max_position_embeddings"), out.orig);
+    reading.defaulted(fmt::format("factor: {} (max_position_embeddings / original_max_position_embeddings)", out.factor.text()));
+  }
+  // `get("beta_fast") or 32`: a 0 or null falls back as an absent key does.
+  auto beta = [&](std::string_view key, long long fallback) {
+    const bool present = plan.scope.object != nullptr && plan.scope.object->contains(std::string(key));
+    std::optional<Decimal> value = reading.optional_number(plan.scope, key);
+    if (value && value->to_double() != 0.0) return *value;
+    if (present)
+      reading.defaulted(fmt::format("{}: {} (transformers replaces a 0 or null by {})", key, fallback, fallback));
+    return Decimal(fallback);
   };
-  if (kind == "default") return;
-  if (kind == "mrope") {
+  out.beta_fast = beta("beta_fast", 32);
+  out.beta_slow = beta("beta_slow", 1);
+  // mscale and mscale_all_dim count only when both are set and nonzero (`if mscale and mscale_all_dim`).
+  std::optional<Decimal> mscale = reading.optional_number(plan.scope, "mscale");
+  std::optional<Decimal> mscale_all_dim = reading.optional_number(plan.scope, "mscale_all_dim");
+  if (mscale && mscale_all_dim && mscale->to_double() != 0.0 && mscale_all_dim->to_double() != 0.0) {
+    out.mscale = mscale;
+    out.mscale_all_dim = mscale_all_dim;
+  } else if (mscale || mscale_all_dim) {
+    reading.defaulted("attention factor 0.1·ln(factor) + 1: transformers uses mscale and mscale_all_dim only when both are "
+                      "set and nonzero");
+  }
+  out.attention = reading.optional_number(plan.scope, "attention_factor");
+  // transformers reads truncate from the top-level rope_parameters (modeling_rope_utils.py).
+  if (auto truncate = reading.optional_bool(plan.scope, "truncate")) out.truncate = *truncate;
+}
+
+void read_longrope(Reading& reading, const RopePlan& plan, const Scope& model, const HfConfigOptions& options,
+                   FrequencyPlan& out) {
+  out.kind = PlanKind::longrope;
+  out.short_factors = reading.numbers(plan.scope, "short_factor");
+  out.long_factors = reading.numbers(plan.scope, "long_factor");
+  const bool model_names_length = reading.has(model, "original_max_position_embeddings");
+  out.orig = original_length(reading, plan, model);
+  out.attention = reading.optional_number(plan.scope, "attention_factor");
+  std::optional<Decimal> factor = reading.optional_number(plan.scope, "factor");
+  const bool from_lengths = !factor || (options.longrope_factor_from_lengths && model_names_length);
+  if (!from_lengths) {
+    out.factor = *factor;
+    return;
+  }
+  out.factor = ratio(reading.count(model, "max_position_embeddings"), out.orig);
+  reading.defaulted(fmt::format("factor: {} (max_position_embeddings / original_max_position_embeddings{})", out.factor.text(),
+                                factor ? ", as transformers 4.x derives it; --longrope-factor-from-lengths" : ""));
+}
+
+// llama3 with low_freq_factor = high_freq_factor (Llama 4): the smoothing band is empty and its
+// formula divides by zero, which transformers never evaluates outside the band. What remains
+// divides θ_i by factor where 2π/θ_i > orig/low and keeps it elsewhere: custom(factors=[...]).
+void llama3_without_smoothing(Spec& spec) {
+  FrequencyPlan& plan = spec.scaling;
+  const int pairs = spec.rotary_dims() / 2;
+  const double threshold = static_cast<double>(plan.orig) / plan.low.to_double();
+  std::vector<Decimal> factors;
+  for (int i = 0; i < pairs; ++i) {
+    const double wavelength = 2.0 * std::numbers::pi * std::pow(spec.base.to_double(), 2.0 * i / spec.rotary_dims());
+    // float32 frequencies could fall on either side of a wavelength this close to the threshold.
+    if (std::abs(wavelength / threshold - 1.0) < 1e-5)
+      throw SpecError(fmt::format("config.json: llama3 with low_freq_factor = high_freq_factor puts pair {}'s wavelength "
+                                  "{} within float32 rounding of the threshold {}; which side transformers takes is "
+                                  "not decidable here",
+                                  i, wavelength, threshold));
+    factors.push_back(wavelength > threshold ? plan.factor : Decimal(1));
+  }
+  plan = FrequencyPlan{};
+  plan.kind = PlanKind::custom;
+  plan.factors = std::move(factors);
+}
+
+void read_plan(Reading& reading, const RopePlan& plan, const Scope& model, std::string_view model_type,
+               const HfConfigOptions& options, Spec& spec) {
+  const std::string type = rope_type_of(reading, plan, model_type);
+  FrequencyPlan& out = spec.scaling;
+  // mRoPE is a plan with mrope_section, whatever its type says (Qwen3-VL writes "default").
+  if (reading.has(plan.scope, "mrope_section") || type == "mrope") {
     spec.family = Family::mrope;
-    const json* sections = find(scaling, "mrope_section");
+    const json* sections = reading.find(plan.scope, "mrope_section");
     if (sections == nullptr || !sections->is_array())
-      throw SpecError("config.json: rope_scaling type mrope needs \"mrope_section\", a list of integers");
+      throw SpecError(fmt::format("config.json: \"{}mrope_section\" must be a list of integers", plan.scope.prefix));
     for (const json& section : *sections) {
       if (!section.is_number_integer())
         throw SpecError(fmt::format("config.json: mrope_section holds {}, not an integer", section.dump()));
       spec.sections.push_back(section.get<int>());
     }
-    return;
+    // Qwen3-VL interleaves t, h, w whatever the config says (modeling_qwen3_vl.py,
+    // recomposition_frequencies); Qwen2-VL and Qwen2.5-VL keep blocks. Other models follow
+    // their mrope_interleaved key.
+    if (is_one_of(model_type, {"qwen3_vl", "qwen3_vl_text", "qwen3_vl_moe", "qwen3_vl_moe_text"})) {
+      spec.section_mode = SectionMode::interleaved;
+    } else if (!is_one_of(model_type, {"qwen2_vl", "qwen2_5_vl", "qwen2_vl_text", "qwen2_5_vl_text"})) {
+      if (reading.optional_bool(plan.scope, "mrope_interleaved").value_or(false)) spec.section_mode = SectionMode::interleaved;
+    }
+    if (type == "mrope" || type == "default") return;
   }
-  if (kind == "linear") {
-    plan.kind = PlanKind::linear;
-    plan.factor = decimal_at(scaling, "factor", "rope_scaling ");
-  } else if (kind == "dynamic") {
-    plan.kind = PlanKind::dynamic;
-    plan.factor = decimal_at(scaling, "factor", "rope_scaling ");
-    plan.orig = integer_at(config, "max_position_embeddings", "");
-  } else if (kind == "yarn") {
-    plan.kind = PlanKind::yarn;
-    plan.factor = decimal_at(scaling, "factor", "rope_scaling ");
-    plan.orig = original_length(config, scaling);
-    if (auto value = optional_decimal("beta_fast")) plan.beta_fast = *value;
-    if (auto value = optional_decimal("beta_slow")) plan.beta_slow = *value;
-    plan.mscale = optional_decimal("mscale");
-    plan.mscale_all_dim = optional_decimal("mscale_all_dim");
-    plan.attention = optional_decimal("attention_factor");
-    if (const json* truncate = find(scaling, "truncate")) plan.truncate = truncate->is_boolean() && truncate->get<bool>();
-  } else if (kind == "llama3") {
-    plan.kind = PlanKind::llama3;
-    plan.factor = decimal_at(scaling, "factor", "rope_scaling ");
-    plan.low = decimal_at(scaling, "low_freq_factor", "rope_scaling ");
-    plan.high = decimal_at(scaling, "high_freq_factor", "rope_scaling ");
-    plan.orig = integer_at(scaling, "original_max_position_embeddings", "rope_scaling ");
-  } else if (kind == "longrope") {
-    plan.kind = PlanKind::longrope;
-    plan.short_factors = decimals_at(scaling, "short_factor");
-    plan.long_factors = decimals_at(scaling, "long_factor");
-    plan.orig = original_length(config, scaling);
-    plan.attention = optional_decimal("attention_factor");
-    // transformers derives the factor from the two lengths when the model names its original length.
-    if (find(config, "original_max_position_embeddings") || !find(scaling, "factor")) {
-      const double ratio = static_cast<double>(integer_at(config, "max_position_embeddings", "")) / static_cast<double>(plan.orig);
-      plan.factor = Decimal::parse(fmt::format("{}", ratio));
-    } else {
-      plan.factor = decimal_at(scaling, "factor", "rope_scaling ");
+  if (type == "default") return;
+  if (type == "linear") {
+    out.kind = PlanKind::linear;
+    out.factor = reading.number(plan.scope, "factor");
+  } else if (type == "dynamic") {
+    out.kind = PlanKind::dynamic;
+    out.factor = reading.number(plan.scope, "factor");
+    out.orig = reading.count(model, "max_position_embeddings");
+  } else if (type == "ntk") {
+    // Older transformers' static NTK (modeling_rope_utils.py at 0044e3b, _compute_ntk_parameters):
+    // base' = base·factor^(d/(d-2)). dynamic(factor=f-1, orig=1, len=2) forms exactly that
+    // base, since (f-1)·2/1 - (f-2) = f.
+    const Decimal factor = reading.number(plan.scope, "factor");
+    const double f = factor.to_double();
+    if (f < 1.0) throw SpecError(fmt::format("config.json: ntk factor {} must be at least 1", factor.text()));
+    if (f == 1.0) return;
+    const double reduced = f - 1.0;
+    if (reduced + 1.0 != f)
+      throw SpecError(fmt::format("config.json: ntk factor {} - 1 is not exact in binary64", factor.text()));
+    out.kind = PlanKind::dynamic;
+    out.factor = Decimal::parse(fmt::format("{}", reduced));
+    out.orig = 1;
+    out.length = 2;
+    reading.defaulted(fmt::format("ntk factor {} written as dynamic(factor={},orig=1,len=2), which gives the same "
+                                  "base·factor^(d/(d-2))",
+                                  factor.text(), out.factor.text()));
+  } else if (type == "yarn") {
+    read_yarn(reading, plan, model, out);
+  } else if (type == "llama3") {
+    out.kind = PlanKind::llama3;
+    out.factor = reading.number(plan.scope, "factor");
+    out.low = reading.number(plan.scope, "low_freq_factor");
+    out.high = reading.number(plan.scope, "high_freq_factor");
+    out.orig = original_length(reading, plan, model);
+    if (out.low == out.high) llama3_without_smoothing(spec);
+  } else if (type == "longrope") {
+    read_longrope(reading, plan, model, options, out);
+  } else if (type == "proportional") {
+    // _compute_proportional_rope_parameters: frequencies base^(-2i/head_dim) for the first
+    // int(factor·head_dim // 2) pairs of the whole head, zero for the rest, all divided by factor.
+    if (spec.rot != 0)
+      throw SpecError(fmt::format(
+          "config.json: proportional rope with partial_rotary_factor below 1 rotates pairs (i, i + {}/2) of the whole "
+          "head with base^(-2i/{}) and leaves the other pairs at frequency 0; a spec with rot={} pairs (i, i + rot/2) "
+          "with base^(-2i/rot), so it cannot be expressed",
+          spec.d, spec.d, spec.rot));
+    if (auto factor = reading.optional_number(plan.scope, "factor"); factor && factor->to_double() != 1.0) {
+      out.kind = PlanKind::linear;
+      out.factor = *factor;
     }
   } else {
-    throw SpecError(fmt::format("config.json: unknown rope_scaling type '{}'; expected default, linear, dynamic, "
-                                "yarn, llama3, longrope or mrope", kind));
+    throw SpecError(fmt::format("config.json: unknown rope type '{}'; expected default, linear, dynamic, ntk, yarn, "
+                                "llama3, longrope (or su), proportional or mrope",
+                                type));
   }
+}
+
+Spec read_rotary(Reading& reading, const Scope& model, std::string_view model_type, const HfConfigOptions& options,
+                 std::vector<std::string>& layer_types) {
+  Spec spec;
+  spec.family = Family::rope;
+  const RotaryHead head = rotary_head_of(reading, model, model_type);
+  spec.d = head.d;
+  spec.layout = head.layout;
+  spec.rot_at = head.at;
+  if (model_type == "gptj") {
+    // GPT-J: rotary_dim (default 64) in interleaved pairs, base fixed at 10000 by
+    // create_sinusoidal_positions (modeling_gptj.py); rope_theta is not read.
+    spec.layout = Layout::interleaved;
+    if (const json* rotary = reading.find(model, "rotary_dim"); rotary != nullptr) {
+      spec.rot = static_cast<int>(reading.count(model, "rotary_dim"));
+    } else if (model.object->contains("rotary_dim")) {
+      throw SpecError("config.json: GPT-J with rotary_dim null builds its table for the whole embedding width, not a "
+                      "head, and cannot run; no spec describes it");
+    } else {
+      reading.defaulted("rotary_dim: 64 (GPTJConfig default)");
+      spec.rot = 64;
+    }
+    if (spec.rot == spec.d) spec.rot = 0;
+    return spec;
+  }
+  const RopePlan plan = select_plan(reading, model, model_type, options, layer_types);
+  spec.base = rope_theta(reading, plan, model, model_type);
+  const int dims = rotary_dims(reading, plan, model, model_type, head.rotary_head);
+  // A spec's rot counts the rotated dims of the whole head; MLA heads always name it.
+  spec.rot = (dims == spec.d) ? 0 : dims;
+  read_plan(reading, plan, model, model_type, options, spec);
+  return spec;
+}
+
+Spec read_model(Reading& reading, const Scope& model, std::string_view model_type, const HfConfigOptions& options,
+                std::vector<std::string>& layer_types) {
+  if (is_one_of(model_type, {"t5", "mt5", "umt5", "switch_transformers"}) ||
+      reading.has(model, "relative_attention_num_buckets"))
+    return read_t5(reading, model);
+  if (model_type == "bloom") return alibi_spec(count_named(reading, model, {"n_head", "num_attention_heads"}));
+  if (model_type == "mpt") return read_mpt(reading, model);
+  // Falcon, and its configs from before it joined transformers (model_type RefinedWeb*).
+  if (is_one_of(model_type, {"falcon", "RefinedWeb", "RefinedWebModel"})) {
+    const std::optional<bool> alibi = reading.optional_bool(model, "alibi");
+    if (!alibi) reading.defaulted("alibi: false (FalconConfig default), so rotary");
+    if (alibi.value_or(false)) return alibi_spec(count_named(reading, model, {"num_attention_heads", "n_head"}));
+  }
+  if (positions_by_table(model_type))
+    throw SpecError(fmt::format("config.json: model_type '{}' positions by a learned or sinusoidal table, which its "
+                                "config does not describe; write a learned(...) or sinusoidal(...) spec",
+                                model_type));
+  return read_rotary(reading, model, model_type, options, layer_types);
 }
 
 }  // namespace
 
-Spec Spec::from_hf_config(std::string_view config_json_text) {
-  json config = json::parse(config_json_text, nullptr, /*allow_exceptions=*/false);
+HfConfigExplanation explain_hf_config(std::string_view config_json_text, const HfConfigOptions& options) {
+  const json config = json::parse(config_json_text, nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded()) throw SpecError("config.json is not valid JSON");
   if (!config.is_object()) throw SpecError(fmt::format("config.json must hold an object, found {}", config.dump()));
 
-  Spec spec;
-  spec.family = Family::rope;
-  spec.layout = Layout::half;  // transformers' rotate_half
-  spec.d = head_dim_of(config);
-  // transformers v5 gathers rope_theta and the scaling keys under "rope_parameters".
-  const json* parameters = find(config, "rope_parameters");
-  const json& rope = parameters ? *parameters : config;
-  if (find(rope, "rope_theta")) spec.base = decimal_at(rope, "rope_theta", "");
-  if (find(config, "partial_rotary_factor")) {
-    const double factor = decimal_at(config, "partial_rotary_factor", "").to_double();
-    if (!(factor > 0.0 && factor <= 1.0))
-      throw SpecError(fmt::format("config.json: partial_rotary_factor {} must lie in (0, 1]", factor));
-    spec.rot = static_cast<int>(spec.d * factor);  // int(), as transformers truncates
+  Reading reading(config, config_json_text);
+  Scope model{&config, ""};
+  std::string model_type = reading.optional_string(model, "model_type").value_or("");
+  // Multimodal configs (Qwen3-VL, Llama 4, Gemma 3) keep the language model's keys in text_config.
+  const bool flat = config.contains("hidden_size") || config.contains("head_dim") || config.contains("n_embd") ||
+                    config.contains("d_model") || config.contains("rope_theta");
+  if (!flat) {
+    if (const json* text = reading.find(model, "text_config"); text != nullptr && text->is_object()) {
+      model = Scope{text, "text_config."};
+      if (auto inner = reading.optional_string(model, "model_type")) model_type = *inner;
+    }
   }
-  if (parameters) {
-    read_scaling(spec, config, *parameters);
-  } else if (const json* scaling = find(config, "rope_scaling")) {
-    read_scaling(spec, config, *scaling);
-  }
+  HfConfigExplanation out;
+  const Spec spec = read_model(reading, model, model_type, options, out.layer_types);
   // Round-trip through the text form so that every rule of Spec::parse (odd dims, list
   // lengths, positive factors) applies to configs as well.
-  return Spec::parse(spec.canonical());
+  out.spec = Spec::parse(spec.canonical());
+  out.used = reading.used();
+  out.ignored = reading.ignored();
+  out.defaults = reading.defaults();
+  return out;
+}
+
+Spec Spec::from_hf_config(std::string_view config_json_text) { return explain_hf_config(config_json_text).spec; }
+
+Spec Spec::from_hf_config(std::string_view config_json_text, const HfConfigOptions& options) {
+  return explain_hf_config(config_json_text, options).spec;
 }
 
 }  // namespace peconform

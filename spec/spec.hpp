@@ -13,6 +13,8 @@
 
 namespace peconform {
 
+struct HfConfigOptions;  // spec/hf_config.hpp
+
 enum class Family { sinusoidal, learned, rope, xpos, mrope, rope2d, alibi, t5, shaw, xl };
 enum class Layout { interleaved, half };
 enum class RotaryPlacement { first, last };
@@ -77,9 +79,11 @@ struct Spec {
   // Both throw SpecError naming the offending token or value and what was expected.
   static Spec parse(std::string_view text);
   static Spec from_json(const nlohmann::json& json);
-  // Reads a Hugging Face config.json's text (rope_theta, rope_scaling, partial_rotary_factor,
-  // head_dim or hidden_size/num_attention_heads) into a RoPE spec.
+  // Reads a Hugging Face config.json's text into a spec (rope, mrope, t5 or alibi), as
+  // transformers reads it; spec/hf_config.hpp has the options and explain_hf_config, which
+  // also says which keys were read, ignored and defaulted.
   static Spec from_hf_config(std::string_view config_json_text);
+  static Spec from_hf_config(std::string_view config_json_text, const HfConfigOptions& options);
 
   std::string canonical() const;
   nlohmann::json to_json() const;

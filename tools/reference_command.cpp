@@ -2,10 +2,12 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "reference/reference.hpp"
+#include "spec/hf_config.hpp"
 #include "spec/spec_error.hpp"
 #include "tools/commands.hpp"
 #include "tools/value_lists.hpp"
@@ -16,6 +18,8 @@ namespace {
 struct ReferenceOptions {
   std::string spec;
   std::string hf_config;
+  HfConfigOptions hf_options;
+  bool explain = false;
   std::string positions;
   std::string pairs;
   std::string input;
@@ -23,13 +27,18 @@ struct ReferenceOptions {
   int digits = 40;
 };
 
-Spec spec_of(const ReferenceOptions& options) {
-  if (options.hf_config.empty()) return Spec::parse(options.spec);
+HfConfigExplanation read_hf_config(const ReferenceOptions& options) {
   std::ifstream in(options.hf_config);
   if (!in) throw SpecError(fmt::format("cannot read config file '{}'", options.hf_config));
   std::stringstream text;
   text << in.rdbuf();
-  return Spec::from_hf_config(text.str());
+  return explain_hf_config(text.str(), options.hf_options);
+}
+
+nlohmann::ordered_json explanation_as_json(const HfConfigExplanation& explanation) {
+  nlohmann::ordered_json out{{"used", explanation.used}, {"ignored", explanation.ignored}, {"defaults", explanation.defaults}};
+  if (!explanation.layer_types.empty()) out["layer_types"] = explanation.layer_types;
+  return out;
 }
 
 std::vector<Point> points_of(const Spec& spec, const ReferenceOptions& options) {
@@ -66,7 +75,15 @@ template <class Real> nlohmann::ordered_json evaluate_as_json(const Spec& spec, 
 }
 
 void run(const ReferenceOptions& options) {
-  const Spec spec = spec_of(options);
+  std::optional<HfConfigExplanation> explanation;
+  if (!options.hf_config.empty()) explanation = read_hf_config(options);
+  const Spec spec = explanation ? explanation->spec : Spec::parse(options.spec);
+  if (options.explain && options.positions.empty() && options.pairs.empty()) {
+    // --explain alone: how the config was read, without reference values.
+    nlohmann::ordered_json out{{"spec", spec.canonical()}, {"hf_config", explanation_as_json(*explanation)}};
+    fmt::print("{}\n", out.dump(1));
+    return;
+  }
   const std::vector<Point> points = points_of(spec, options);
   const std::vector<Decimal> input = options.input.empty() ? std::vector<Decimal>{} : parse_decimals(options.input, "--input");
   nlohmann::ordered_json result = options.tier == "exact" ? evaluate_as_json<ExactReal>(spec, points, input, options.digits)
@@ -76,6 +93,7 @@ void run(const ReferenceOptions& options) {
   nlohmann::ordered_json out{{"spec", spec.canonical()}, {"tier", options.tier}, {"digits", options.digits}};
   out[is_relative(spec.family) ? "pairs" : "positions"] = std::move(point_texts);
   for (auto& [key, value] : result.items()) out[key] = std::move(value);
+  if (options.explain) out["hf_config"] = explanation_as_json(*explanation);
   fmt::print("{}\n", out.dump(1));
 }
 
@@ -88,6 +106,18 @@ void add_reference_command(CLI::App& app) {
   auto* config = command->add_option("--hf-config", options->hf_config, "A Hugging Face config.json to read the spec from");
   spec->excludes(config);
   config->excludes(spec);
+  command->add_option("--layer-type", options->hf_options.layer_type,
+                      "With --hf-config: the layer type whose rope plan to read, for configs with one per layer type "
+                      "(Gemma 3: full_attention, sliding_attention)")
+      ->needs(config);
+  command->add_flag("--longrope-factor-from-lengths", options->hf_options.longrope_factor_from_lengths,
+                    "With --hf-config: derive LongRoPE's factor as max_position_embeddings / "
+                    "original_max_position_embeddings, as transformers 4.x did, instead of rope_scaling's factor")
+      ->needs(config);
+  command->add_flag("--explain", options->explain,
+                    "With --hf-config: add which config keys were used, which were ignored and which defaults were "
+                    "applied (alone, without --positions or --pairs, print only that)")
+      ->needs(config);
   command->add_option("--positions", options->positions, "Comma-separated positions (t:h:w for mrope, x:y for rope2d)");
   command->add_option("--pairs", options->pairs, "Comma-separated i:j query:key pairs (alibi, t5, shaw, xl)");
   command->add_option("--input", options->input, "Comma-separated input vector (rotary) or rows*d table (learned)");

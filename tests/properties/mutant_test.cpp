@@ -1,8 +1,13 @@
-// Every property proves it can fail: it must reject the planted bug meant for it. Registered as
-// Mutants.<property>; a run stops at the first falsifying case, without shrinking.
+// Every property proves it can fail: it must reject the planted bug meant for it, registered as
+// Mutants.<property>; and every mutant named in issue 10 is rejected by the relation named for
+// it, registered as NamedMutants.<mutant>. A mutant claims the bound of the kernel it imitates
+// (mutants.hpp), and only a failed comparison of values counts: a mutant that throws is not
+// rejected. A run stops at the first falsifying case, without shrinking.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
+#include <fmt/format.h>
 #include <iostream>
 #include <map>
 #include <set>
@@ -58,40 +63,65 @@ const std::map<std::string_view, std::string_view> kCatches{
     {"agreesWithTheExactReferenceWithinItsBound", "fp32-angle"},
 };
 
+// The mutants issue 10 names, each with the property whose relation rejects it. Where a bug
+// changes values consistently at every position (a frequency or amplitude off, a bucket
+// rounded), the relations between positions cannot see it; the comparison with the exact tier
+// is then the relation named for it.
+const std::vector<std::pair<std::string_view, std::string_view>> kNamedMutants{
+    {"positions-in-fp16", "rotationsComposeAdditively"},
+    {"positions-in-bf16", "rotationsComposeAdditively"},
+    {"storage-dtype-cache-exact-angle", "agreesWithTheExactReferenceWithinItsBound"},
+    {"hf-inv-freq-bf16", "defaultFrequenciesFormTheBasePowerSeries"},
+    {"yarn-attention-factor-dropped", "agreesWithTheExactReferenceWithinItsBound"},
+    {"stale-dynamic-ntk-cache", "agreesWithTheExactReferenceWithinItsBound"},
+    {"llama3-smoothing-dropped", "llama3FrequenciesAreContinuousAtBothBandEdges"},
+};
+
 // Enough cases that a property meets its mutant's bug; a caught mutant stops at the first.
 constexpr int kMutantCases = 2000;
 
+const Property& property_named(std::string_view name) {
+  for (const Property& property : all_properties())
+    if (property.name == name) return property;
+  throw std::out_of_range(std::string(name));
+}
+
+// Runs `property` on the mutant `name` and asserts a rejection by a failed comparison of values.
+void expect_rejected(const Property& property, std::string_view name) {
+  const Implementation& broken = mutant(name);
+  rc::detail::TestMetadata metadata;
+  metadata.id = fmt::format("Mutants/{}/{}", property.name, name);
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  params.maxSuccess = kMutantCases;
+  params.disableShrinking = true;
+  const rc::detail::TestResult result =
+      rc::detail::checkProperty(rc::detail::toProperty([&] { property.check(broken); }), metadata, params);
+  const auto* failure = result.template is<rc::detail::FailureResult>() ? &result.template get<rc::detail::FailureResult>() : nullptr;
+  ASSERT_NE(failure, nullptr) << property.name << " accepted the mutant " << name << " in " << kMutantCases << " cases";
+  // Thrown, not compared: the evaluator's exception (checks.cpp evaluate()) or one escaping the property.
+  EXPECT_EQ(failure->description.find("  threw: "), std::string::npos) << failure->description;
+  EXPECT_EQ(failure->description.find("Exception"), std::string::npos) << failure->description;
+  // A failure must carry what replays it: the case string and the seed.
+  EXPECT_NE(failure->description.find("case: "), std::string::npos) << failure->description;
+  EXPECT_NE(failure->description.find("seed: "), std::string::npos) << failure->description;
+  std::cout << property.name << " rejects " << name << " after " << failure->numSuccess << " passing cases:\n"
+            << failure->description << "\n";
+}
+
 class MutantTest : public testing::Test {
  public:
-  explicit MutantTest(const Property& property) : property_(property) {}
-  void TestBody() override {
-    const auto entry = kCatches.find(property_.name);
-    ASSERT_NE(entry, kCatches.end()) << property_.name << " names no mutant it catches";
-    const Implementation& broken = mutant(entry->second);
-    rc::detail::TestMetadata metadata;
-    metadata.id = std::string("Mutants/") + std::string(property_.name);
-    rc::detail::TestParams params = rc::detail::configuration().testParams;
-    params.maxSuccess = kMutantCases;
-    params.disableShrinking = true;
-    const rc::detail::TestResult result = rc::detail::checkProperty(
-        rc::detail::toProperty([&] { property_.check(broken); }), metadata, params);
-    const auto* failure = result.template is<rc::detail::FailureResult>() ? &result.template get<rc::detail::FailureResult>() : nullptr;
-    ASSERT_NE(failure, nullptr) << property_.name << " accepted the mutant " << entry->second << " in " << kMutantCases
-                                << " cases";
-    // A failure must carry what replays it: the case string and the seed.
-    EXPECT_NE(failure->description.find("case: "), std::string::npos) << failure->description;
-    EXPECT_NE(failure->description.find("seed: "), std::string::npos) << failure->description;
-    std::cout << property_.name << " rejects " << entry->second << " after " << failure->numSuccess
-              << " passing cases:\n" << failure->description << "\n";
-  }
+  MutantTest(const Property& property, std::string_view mutant) : property_(property), mutant_(mutant) {}
+  void TestBody() override { expect_rejected(property_, mutant_); }
 
  private:
   const Property& property_;
+  std::string_view mutant_;
 };
 
 TEST(MutantCatalog, EveryMutantIsMeantForSomeProperty) {
   std::set<std::string_view> used;
   for (const auto& [property, name] : kCatches) used.insert(name);
+  for (const auto& [name, property] : kNamedMutants) used.insert(name);
   for (const MutantInfo& info : all_mutants()) EXPECT_TRUE(used.count(info.name)) << info.name << " is caught by no property";
   EXPECT_EQ(kCatches.size(), all_properties().size()) << "a mapped property is missing from the catalog";
 }
@@ -101,8 +131,18 @@ TEST(MutantCatalog, EveryMutantIsMeantForSomeProperty) {
 
 int main(int argc, char** argv) {
   if (!peconform::start_property_run(argc, argv)) return 2;
-  for (const peconform::Property& property : peconform::all_properties())
+  for (const peconform::Property& property : peconform::all_properties()) {
+    const auto entry = peconform::kCatches.find(property.name);
+    const std::string_view name = entry == peconform::kCatches.end() ? std::string_view("(none)") : entry->second;
     testing::RegisterTest("Mutants", std::string(property.name).c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                          [&property]() -> testing::Test* { return new peconform::MutantTest(property); });
+                          [&property, name]() -> testing::Test* { return new peconform::MutantTest(property, name); });
+  }
+  for (const auto& [name, property] : peconform::kNamedMutants) {
+    std::string test_name(name);
+    std::replace(test_name.begin(), test_name.end(), '-', '_');
+    const peconform::Property& by = peconform::property_named(property);
+    testing::RegisterTest("NamedMutants", test_name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                          [&by, name = name]() -> testing::Test* { return new peconform::MutantTest(by, name); });
+  }
   return RUN_ALL_TESTS();
 }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "backends/reference_tiers.hpp"
+#include "precision/error_model.hpp"
 #include "properties/checks.hpp"
 #include "properties/rotary_support.hpp"
 #include "reference/frequency_plans.hpp"
@@ -29,6 +30,20 @@ Wide round_to_bf16(const Wide& value) {
 }
 
 Wide round_to_fp32(const Wide& value) { return Wide(static_cast<float>(value)); }
+Wide round_to_fp16(const Wide& value) { return Wide(static_cast<double>(static_cast<_Float16>(static_cast<double>(value)))); }
+
+// A value as a kernel of storage dtype `dtype` writes it.
+Wide stored(const Wide& value, Dtype dtype) {
+  switch (dtype) {
+    case Dtype::fp64: return Wide(static_cast<double>(value));
+    case Dtype::fp32: return round_to_fp32(value);
+    case Dtype::fp16: return round_to_fp16(value);
+    case Dtype::bf16: return isnan(value) ? value : round_to_bf16(value);
+  }
+  return value;
+}
+
+bool has_storage_dtype(Family family) { return family != Family::t5 && family != Family::shaw; }
 
 Decimal decimal_of(const Wide& value) { return Decimal::parse(to_decimal_string(value, 36)); }
 
@@ -41,34 +56,43 @@ Spec with_frequencies(Spec spec, const std::vector<Wide>& frequencies) {
 }
 
 // What a mutant changes: the spec it really computes, the point it really reads, and the values
-// it writes (given the correct evaluator, for probing cos and sin).
+// it writes (given the correct evaluator, for probing cos and sin); and the kernel it imitates,
+// whose precision class it claims (by default the spec's own dtype and class).
 struct Mutation {
   std::function<Spec(const Spec&, std::int64_t)> spec;
   std::function<Point(const Spec&, const Point&)> point;
   std::function<void(const Spec&, const Point&, std::span<const Wide>, std::vector<Wide>&, const Evaluator&)> values;
+  std::function<Spec(const Spec&)> claims;
 };
 
+// A broken kernel: it computes the bug in binary128, stores each value in the claimed spec's
+// dtype as that kernel would, and claims that dtype and class's bound (precision/error_model),
+// never the reference tiers' own 2^-113, so a catch is a catch at a real kernel's tolerance.
 class MutantEvaluator final : public Evaluator {
  public:
   MutantEvaluator(const Spec& spec, std::int64_t length, const Mutation& mutation)
-      : spec_(spec),
+      : spec_(mutation.claims ? mutation.claims(spec) : spec),
         mutation_(mutation),
-        claimed_(fast_tier().prepare(spec, length)),
-        computed_(fast_tier().prepare(mutation.spec ? mutation.spec(spec, length) : spec, length)) {}
+        correct_(fast_tier().prepare(spec_, length)),
+        computed_(fast_tier().prepare(mutation.spec ? mutation.spec(spec_, length) : spec_, length)),
+        claimed_(spec_, length) {}
 
   std::vector<Wide> evaluate(const Point& point, std::span<const Wide> input) const override {
     std::vector<Wide> values = computed_->evaluate(mutation_.point ? mutation_.point(spec_, point) : point, input);
-    if (mutation_.values) mutation_.values(spec_, point, input, values, *claimed_);
+    if (mutation_.values) mutation_.values(spec_, point, input, values, *correct_);
+    if (has_storage_dtype(spec_.family))
+      for (Wide& value : values) value = stored(value, spec_.dtype);
     return values;
   }
   std::vector<Wide> error_bounds(const Point& point, std::span<const Wide> input) const override {
-    return claimed_->error_bounds(point, input);
+    return claimed_error_bounds(claimed_, point, input);
   }
 
  private:
   Spec spec_;
   const Mutation& mutation_;
-  std::unique_ptr<Evaluator> claimed_, computed_;
+  std::unique_ptr<Evaluator> correct_, computed_;
+  Reference<FastReal> claimed_;
 };
 
 class Mutant final : public Implementation {
@@ -102,18 +126,104 @@ std::int64_t t5_half_offset(const Spec& spec, const Point& point) {
   return spec.bidirectional && point.c[1] > point.c[0] ? spec.buckets / 2 : 0;
 }
 
+// Each coordinate of `point` as a kernel that holds positions in fp16 or bf16 reads it; past
+// the format's range the position is +-inf, and so is every angle.
+Point positions_rounded(const Point& point, Dtype format) {
+  Point out = point;
+  for (std::int64_t& coordinate : out.c) {
+    const Wide rounded = stored(Wide(coordinate), format);
+    coordinate = isfinite(rounded) ? static_cast<std::int64_t>(rounded) : coordinate;
+  }
+  return out;
+}
+bool position_overflows(const Point& point, Dtype format) {
+  return std::any_of(point.c.begin(), point.c.end(), [&](std::int64_t c) { return !isfinite(stored(Wide(c), format)); });
+}
+
+using AddMutant = std::function<void(std::string_view, std::string_view, Mutation)>;
+
+// The mutants of issue 10: each imitates a kernel that shipped (or could ship) the bug while
+// claiming a real precision class.
+void add_precision_mutants(const AddMutant& add) {
+  for (const Dtype format : {Dtype::fp16, Dtype::bf16}) {
+    add(format == Dtype::fp16 ? "positions-in-fp16" : "positions-in-bf16",
+        format == Dtype::fp16 ? "position ids cast to fp16 before the angle (integers past 2048 round; past 65504 inf)"
+                              : "position ids cast to bf16 before the angle, as a bf16 model's arange (integers past 256 round)",
+        Mutation{{},
+                 [format](const Spec& spec, const Point& point) {
+                   return is_rotary(spec.family) ? positions_rounded(point, format) : point;
+                 },
+                 [format](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+                   if (!is_rotary(spec.family) || !position_overflows(point, format)) return;
+                   for (const auto& [a, b] : rotary_pairs(spec)) values[a] = values[b] = std::numeric_limits<Wide>::quiet_NaN();
+                 },
+                 {}});
+  }
+  add("storage-dtype-cache-exact-angle", "cos/sin cached in the fp16 or bf16 storage dtype while exact-angle is claimed",
+      Mutation{{}, {},
+               [](const Spec& spec, const Point& point, std::span<const Wide> input, std::vector<Wide>& values,
+                  const Evaluator& correct) {
+                 if (!is_rotary(spec.family) || (spec.dtype != Dtype::fp16 && spec.dtype != Dtype::bf16)) return;
+                 rerotate(spec, point, input, values, correct, [&](const Wide& c, const Wide& s) {
+                   return std::pair{stored(c, spec.dtype), stored(s, spec.dtype)};
+                 });
+               },
+               [](const Spec& spec) {
+                 Spec claimed = spec;
+                 claimed.precision = PrecisionClass::exact_angle;
+                 return claimed;
+               }});
+  add("hf-inv-freq-bf16", "Hugging Face's float32 recipe with its inv_freq buffer cast to bf16 by model.to(bfloat16)",
+      Mutation{[](Spec spec, std::int64_t) {
+                 if (spec.family != Family::rope || spec.scaling.kind != PlanKind::none) return spec;
+                 std::vector<Wide> frequencies = default_inv_freq(from_decimal<Wide>(spec.base), spec.rotary_dims());
+                 for (Wide& theta : frequencies) theta = round_to_bf16(theta);
+                 return with_frequencies(spec, frequencies);
+               },
+               {}, {},
+               [](const Spec& spec) {
+                 Spec claimed = spec;
+                 if (claimed.family != Family::rope || claimed.scaling.kind != PlanKind::none) return claimed;
+                 claimed.precision = PrecisionClass::fp32_angle;
+                 claimed.theta = ThetaRecipe::hf;
+                 return claimed;
+               }});
+  add("yarn-attention-factor-dropped", "YaRN's attention factor (0.1 ln s + 1, or its mscale form) left out of cos and sin",
+      Mutation{[](Spec spec, std::int64_t) {
+                 if (spec.scaling.kind == PlanKind::yarn) spec.scaling.attention = Decimal(1);
+                 return spec;
+               },
+               {}, {}, {}});
+  add("stale-dynamic-ntk-cache", "dynamic NTK whose cos/sin cache keeps the original base once the length grows past orig",
+      Mutation{[](Spec spec, std::int64_t) {
+                 if (spec.scaling.kind == PlanKind::dynamic) spec.scaling = FrequencyPlan{};
+                 return spec;
+               },
+               {}, {}, {}});
+  add("llama3-smoothing-dropped", "llama3's smoothed band left at the original frequencies instead of blended",
+      Mutation{[](Spec spec, std::int64_t) {
+                 if (spec.scaling.kind != PlanKind::llama3) return spec;
+                 std::vector<Wide> frequencies = default_inv_freq(from_decimal<Wide>(spec.base), spec.rotary_dims());
+                 const std::vector<Llama3Band> bands = llama3_bands<Wide>(spec);
+                 for (std::size_t i = 0; i < frequencies.size(); ++i)
+                   if (bands[i] == Llama3Band::divided) frequencies[i] /= from_decimal<Wide>(spec.scaling.factor);
+                 return with_frequencies(spec, frequencies);
+               },
+               {}, {}, {}});
+}
+
 std::vector<Mutant> build_mutants() {
   std::vector<Mutant> out;
   auto add = [&](std::string_view name, std::string_view bug, Mutation mutation) {
     out.emplace_back(MutantInfo{name, bug}, std::move(mutation));
   };
   auto spec_only = [](std::function<Spec(Spec, std::int64_t)> rewrite) {
-    return Mutation{[rewrite](const Spec& spec, std::int64_t length) { return rewrite(spec, length); }, {}, {}};
+    return Mutation{[rewrite](const Spec& spec, std::int64_t length) { return rewrite(spec, length); }, {}, {}, {}};
   };
   auto point_only = [](std::function<Point(const Spec&, Point)> rewrite) {
-    return Mutation{{}, [rewrite](const Spec& spec, const Point& point) { return rewrite(spec, point); }, {}};
+    return Mutation{{}, [rewrite](const Spec& spec, const Point& point) { return rewrite(spec, point); }, {}, {}};
   };
-  auto values_only = [](auto rewrite) { return Mutation{{}, {}, rewrite}; };
+  auto values_only = [](auto rewrite) { return Mutation{{}, {}, rewrite, {}}; };
 
   add("bf16-cos-sin-cache", "cos/sin tables stored in bf16 (gpt-neox #1003, flashinfer #585)",
       values_only([](const Spec& spec, const Point& point, std::span<const Wide> input, std::vector<Wide>& values,
@@ -151,11 +261,20 @@ std::vector<Mutant> build_mutants() {
         if (spec.d % 2 == 0) spec.layout = spec.layout == Layout::half ? Layout::interleaved : Layout::half;
         return spec;
       }));
+  // A learned gather one row too far reads past the table's end on its last row: whatever lies
+  // there (NaN here), not an error.
   add("position-off-by-one", "every position read one too far",
-      point_only([](const Spec&, Point point) {
-        for (std::int64_t& coordinate : point.c) ++coordinate;
-        return point;
-      }));
+      Mutation{{},
+               [](const Spec& spec, Point point) {
+                 for (std::int64_t& coordinate : point.c) ++coordinate;
+                 if (spec.family == Family::learned) point.c[0] = std::min(point.c[0], spec.rows - 1);
+                 return point;
+               },
+               [](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+                 if (spec.family == Family::learned && point.c[0] + 1 >= spec.rows)
+                   for (Wide& value : values) value = std::numeric_limits<Wide>::quiet_NaN();
+               },
+               {}});
   add("base-ignored", "the frequency base hard-coded to 10000",
       spec_only([](Spec spec, std::int64_t) { spec.base = Decimal(10000); return spec; }));
   add("scaling-dropped", "the rope_scaling plan ignored (transformers #32330, vllm #48623)",
@@ -303,6 +422,7 @@ std::vector<Mutant> build_mutants() {
         if (spec.family == Family::shaw) std::swap(point.c[0], point.c[1]);
         return point;
       }));
+  add_precision_mutants(add);
   return out;
 }
 

@@ -1,10 +1,29 @@
+#include <algorithm>
 #include <gtest/gtest.h>
 
+#include "spec/hf_config.hpp"
 #include "spec/spec.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform {
 namespace {
+
+std::string spec_of(const char* config, HfConfigOptions options = {}) {
+  return Spec::from_hf_config(config, options).canonical();
+}
+
+// The message of the SpecError a config raises, or a note that it raised none.
+std::string refusal_of(const char* config, HfConfigOptions options = {}) {
+  try {
+    return "accepted as " + Spec::from_hf_config(config, options).canonical();
+  } catch (const SpecError& error) {
+    return error.what();
+  }
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
 
 TEST(HfConfig, Llama31) {
   const Spec spec = Spec::from_hf_config(R"({
@@ -63,8 +82,8 @@ TEST(HfConfig, MalformedConfigsAreNamed) {
       {R"({"num_attention_heads": 12})", "\"hidden_size\" must be a positive integer"},
       {R"({"hidden_size": 100, "num_attention_heads": 12})", "not divisible"},
       {R"({"head_dim": 64, "rope_theta": "big"})", "\"rope_theta\" must be a number, found \"big\""},
-      {R"({"head_dim": 64, "rope_scaling": {"rope_type": "su", "factor": 2}})", "unknown rope_scaling type 'su'"},
-      {R"({"head_dim": 64, "rope_scaling": {"factor": 2}})", "no \"rope_type\""},
+      {R"({"head_dim": 64, "rope_scaling": {"rope_type": "su", "factor": 2}})", "\"rope_scaling.short_factor\" must be a list"},
+      {R"({"head_dim": 64, "rope_scaling": {"rope_type": "magic", "factor": 2}})", "unknown rope type 'magic'"},
       {R"({"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": -1}})", "factor=-1 must be positive"},
       {R"({"head_dim": 64, "partial_rotary_factor": 1.5})", "partial_rotary_factor 1.5"},
       {R"({"head_dim": 65})", "rotary dims 65 are odd"},
@@ -77,6 +96,235 @@ TEST(HfConfig, MalformedConfigsAreNamed) {
       EXPECT_NE(std::string(error.what()).find(needle), std::string::npos) << error.what() << "\nmissing: " << needle;
     }
   }
+}
+
+
+// Model-specific keys (transformers 5.23.0 configuration_<model>.py and modeling_<model>.py).
+
+TEST(HfConfig, GptNeoxReadsRotaryPctAndRotaryEmbBase) {
+  // Pythia's shape: rotary_pct and rotary_emb_base at the top; rope_theta is not GPT-NeoX's key.
+  EXPECT_EQ(spec_of(R"({"model_type": "gpt_neox", "hidden_size": 6144, "num_attention_heads": 64,
+                        "rotary_pct": 0.5, "rotary_emb_base": 20000, "rope_theta": 7})"),
+            "rope(d=96,base=20000,layout=half,rot=48)");
+  // Without rotary_pct GPT-NeoX rotates a quarter of the head.
+  EXPECT_EQ(spec_of(R"({"model_type": "gpt_neox", "hidden_size": 512, "num_attention_heads": 8})"),
+            "rope(d=64,base=10000,layout=half,rot=16)");
+}
+
+TEST(HfConfig, GptJRotatesRotaryDimInInterleavedPairsAtBase10000) {
+  EXPECT_EQ(spec_of(R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64, "rope_theta": 5})"),
+            "rope(d=256,base=10000,layout=interleaved,rot=64)");
+  EXPECT_NE(refusal_of(R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": null})").find("cannot run"),
+            std::string::npos);
+}
+
+TEST(HfConfig, PartialRotaryFactorDefaultsOfPhiAndStableLm) {
+  EXPECT_EQ(spec_of(R"({"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32})"),
+            "rope(d=80,base=10000,layout=half,rot=40)");
+  EXPECT_EQ(spec_of(R"({"model_type": "stablelm", "hidden_size": 2560, "num_attention_heads": 32})"),
+            "rope(d=80,base=10000,layout=half,rot=20)");
+  EXPECT_EQ(spec_of(R"({"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32, "partial_rotary_factor": 0.4})"),
+            "rope(d=80,base=10000,layout=half,rot=32)");
+}
+
+TEST(HfConfig, CohereRotatesInterleavedPairsWithItsOwnDefaultTheta) {
+  const HfConfigExplanation reading = explain_hf_config(R"({"model_type": "cohere", "hidden_size": 8192, "num_attention_heads": 64})");
+  EXPECT_EQ(reading.spec.canonical(), "rope(d=128,base=500000,layout=interleaved)");
+  ASSERT_EQ(reading.defaults.size(), 1u);
+  EXPECT_NE(reading.defaults[0].find("CohereConfig.default_theta"), std::string::npos) << reading.defaults[0];
+}
+
+TEST(HfConfig, MissingRopeThetaTakesTheModelClassDefault) {
+  EXPECT_EQ(spec_of(R"({"model_type": "mixtral", "hidden_size": 4096, "num_attention_heads": 32})"),
+            "rope(d=128,base=1000000,layout=half)");
+  EXPECT_EQ(spec_of(R"({"model_type": "gpt_oss", "head_dim": 64})"), "rope(d=64,base=150000,layout=half)");
+  EXPECT_EQ(spec_of(R"({"model_type": "llama", "head_dim": 64})"), "rope(d=64,base=10000,layout=half)");
+}
+
+TEST(HfConfig, FalconIsRotaryUnlessAlibi) {
+  EXPECT_EQ(spec_of(R"({"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "alibi": false})"),
+            "rope(d=64,base=10000,layout=half)");
+  EXPECT_EQ(spec_of(R"({"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "alibi": true})"),
+            "alibi(heads=71,mode=causal)");
+}
+
+// transformers 5.x rope_parameters.
+
+TEST(HfConfig, RopeParametersCarryPartialRotaryFactorAndMropeSection) {
+  EXPECT_EQ(spec_of(R"({"head_dim": 128, "rope_parameters": {"rope_type": "default", "rope_theta": 1000000,
+                                                               "partial_rotary_factor": 0.5}})"),
+            "rope(d=128,base=1000000,layout=half,rot=64)");
+  EXPECT_EQ(spec_of(R"({"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28,
+                        "rope_parameters": {"rope_type": "default", "mrope_section": [16, 24, 24], "rope_theta": 1000000.0}})"),
+            "mrope(d=128,base=1000000,layout=half,sections=[16,24,24])");
+  // Qwen3-VL: the language model's keys sit in text_config, and its sections interleave.
+  EXPECT_EQ(spec_of(R"({"model_type": "qwen3_vl", "text_config": {"model_type": "qwen3_vl_text", "head_dim": 128,
+                        "rope_parameters": {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": true,
+                                            "rope_theta": 5000000}}})"),
+            "mrope(d=128,base=5000000,layout=half,sections=[24,20,20],section_mode=interleaved)");
+}
+
+constexpr const char* gemma3_v5 = R"({"model_type": "gemma3_text", "head_dim": 256,
+  "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+                      "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}})";
+constexpr const char* gemma3_v4 = R"({"model_type": "gemma3_text", "head_dim": 256, "rope_theta": 1000000.0,
+  "rope_local_base_freq": 10000.0, "rope_scaling": {"rope_type": "linear", "factor": 8.0}})";
+
+TEST(HfConfig, PerLayerRopeParametersGiveOneSpecPerLayerType) {
+  for (const char* config : {gemma3_v5, gemma3_v4}) {
+    EXPECT_EQ(spec_of(config, {.layer_type = "full_attention"}), "rope(d=256,base=1000000,layout=half,scaling=linear(factor=8))");
+    EXPECT_EQ(spec_of(config, {.layer_type = "sliding_attention"}), "rope(d=256,base=10000,layout=half)");
+    EXPECT_NE(refusal_of(config).find("one rope plan per layer type (full_attention, sliding_attention)"), std::string::npos)
+        << refusal_of(config);
+    EXPECT_NE(refusal_of(config, {.layer_type = "global"}).find("no layer type 'global'"), std::string::npos);
+  }
+  EXPECT_EQ(explain_hf_config(gemma3_v5, {.layer_type = "full_attention"}).layer_types,
+            (std::vector<std::string>{"full_attention", "sliding_attention"}));
+  EXPECT_NE(refusal_of(R"({"head_dim": 64})", {.layer_type = "full_attention"}).find("does not apply"), std::string::npos);
+}
+
+// Shapes upstream accepts.
+
+TEST(HfConfig, SuAndPhi3YarnAreLongRope) {
+  const std::string expected = "rope(d=8,base=10000,layout=half,scaling=longrope(factor=32,orig=4096,short=[1,1,1,1],long=[1,2,3,4]))";
+  EXPECT_EQ(spec_of(R"({"model_type": "phi3", "head_dim": 8, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+                        "rope_scaling": {"type": "su", "short_factor": [1, 1, 1, 1], "long_factor": [1, 2, 3, 4]}})"),
+            expected);
+  EXPECT_EQ(spec_of(R"({"model_type": "phi3", "head_dim": 8, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+                        "rope_scaling": {"type": "yarn", "short_factor": [1, 1, 1, 1], "long_factor": [1, 2, 3, 4]}})"),
+            expected);
+  // Outside Phi-3, yarn is YaRN.
+  EXPECT_EQ(spec_of(R"({"head_dim": 8, "max_position_embeddings": 16384, "rope_scaling": {"type": "yarn", "factor": 4,
+                        "original_max_position_embeddings": 4096}})"),
+            "rope(d=8,base=10000,layout=half,scaling=yarn(factor=4,orig=4096))");
+}
+
+TEST(HfConfig, ProportionalIsLinearOverTheWholeHeadOrRefused) {
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_parameters": {"rope_type": "proportional", "factor": 2, "rope_theta": 10000}})"),
+            "rope(d=64,base=10000,layout=half,scaling=linear(factor=2))");
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_parameters": {"rope_type": "proportional", "rope_theta": 10000}})"),
+            "rope(d=64,base=10000,layout=half)");
+  EXPECT_NE(refusal_of(R"({"head_dim": 64, "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.5}})")
+                .find("cannot be expressed"),
+            std::string::npos);
+}
+
+TEST(HfConfig, NtkIsTheStaticBaseChange) {
+  // base·4^(d/(d-2)): dynamic with (factor·len/orig − (factor − 1)) = 3·2/1 − 2 = 4.
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_scaling": {"type": "ntk", "factor": 4.0}})"),
+            "rope(d=64,base=10000,layout=half,scaling=dynamic(factor=3,orig=1,len=2))");
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_scaling": {"type": "ntk", "factor": 1.0}})"), "rope(d=64,base=10000,layout=half)");
+}
+
+TEST(HfConfig, Llama3WithoutOriginalLengthFallsBackToMaxPositions) {
+  EXPECT_EQ(spec_of(R"({"head_dim": 128, "rope_theta": 500000, "max_position_embeddings": 8192,
+                        "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4}})"),
+            "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192))");
+}
+
+TEST(HfConfig, YarnBetasOfZeroOrNullFallBack) {
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "max_position_embeddings": 32768, "rope_scaling": {"rope_type": "yarn", "factor": 4,
+                        "original_max_position_embeddings": 8192, "beta_fast": 0, "beta_slow": null}})"),
+            "rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=8192))");
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "max_position_embeddings": 32768, "rope_scaling": {"rope_type": "yarn", "factor": 4,
+                        "original_max_position_embeddings": 8192, "beta_fast": 16, "beta_slow": 2}})"),
+            "rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=8192,beta_fast=16,beta_slow=2))");
+}
+
+TEST(HfConfig, OddPartialRotaryCountIsRefusedWithWhatUpstreamDoes) {
+  for (const char* config : {R"({"head_dim": 64, "partial_rotary_factor": 0.3})",
+                             R"({"model_type": "gpt_neox", "hidden_size": 512, "num_attention_heads": 8, "rotary_pct": 0.3})"}) {
+    const std::string message = refusal_of(config);
+    EXPECT_NE(message.find("= 19 rotary dims, an odd count"), std::string::npos) << message;
+    EXPECT_NE(message.find("GPT-NeoX then rotates 20 dims"), std::string::npos) << message;
+  }
+}
+
+TEST(HfConfig, LongRopeFactorFollowsTheCurrentReleaseUnlessAskedFor4x) {
+  const char* config = R"({"model_type": "phi3", "head_dim": 8, "max_position_embeddings": 131072,
+    "original_max_position_embeddings": 4096,
+    "rope_scaling": {"type": "longrope", "factor": 16, "short_factor": [1, 1, 1, 1], "long_factor": [1, 2, 3, 4]}})";
+  EXPECT_EQ(spec_of(config), "rope(d=8,base=10000,layout=half,scaling=longrope(factor=16,orig=4096,short=[1,1,1,1],long=[1,2,3,4]))");
+  EXPECT_EQ(spec_of(config, {.layer_type = "", .longrope_factor_from_lengths = true}),
+            "rope(d=8,base=10000,layout=half,scaling=longrope(factor=32,orig=4096,short=[1,1,1,1],long=[1,2,3,4]))");
+}
+
+TEST(HfConfig, NumbersKeepTheDigitsTheConfigWrote) {
+  // 18.360000610351562 and 18.360000610351563 are the same double; the spec keeps the written one.
+  EXPECT_EQ(spec_of(R"({"head_dim": 4, "max_position_embeddings": 8192, "original_max_position_embeddings": 4096,
+                        "rope_scaling": {"type": "longrope", "short_factor": [1, 18.360000610351562], "long_factor": [1e-05, 2]}})"),
+            "rope(d=4,base=10000,layout=half,scaling=longrope(factor=2,orig=4096,short=[1,18.360000610351562],long=[0.00001,2]))");
+}
+
+TEST(HfConfig, Llama3WithoutSmoothingBandIsPerPairFactors) {
+  // Llama 4: low = high = 1, so θ_i/16 where 2π·500000^(i/4) > 8192 (i/4 > 0.5466: i = 3) and θ_i below.
+  EXPECT_EQ(spec_of(R"({"head_dim": 8, "rope_theta": 500000, "rope_scaling": {"rope_type": "llama3", "factor": 16,
+                        "low_freq_factor": 1, "high_freq_factor": 1, "original_max_position_embeddings": 8192}})"),
+            "rope(d=8,base=500000,layout=half,scaling=custom(factors=[1,1,1,16]))");
+}
+
+// Non-rotary configs.
+
+TEST(HfConfig, T5ConfigsGiveBucketSpecs) {
+  EXPECT_EQ(spec_of(R"({"model_type": "t5", "d_model": 512, "num_heads": 8, "relative_attention_num_buckets": 64,
+                        "relative_attention_max_distance": 256, "is_decoder": true})"),
+            "t5(buckets=64,max_distance=256,bidirectional=false)");
+  EXPECT_EQ(spec_of(R"({"model_type": "t5", "d_model": 512})"), "t5(buckets=32,max_distance=128)");
+}
+
+TEST(HfConfig, BloomAndMptConfigsGiveAlibiSpecs) {
+  EXPECT_EQ(spec_of(R"({"model_type": "bloom", "hidden_size": 4096, "n_head": 32})"), "alibi(heads=32,mode=causal)");
+  EXPECT_EQ(spec_of(R"({"model_type": "mpt", "d_model": 4096, "n_heads": 24, "attn_config": {"alibi": true, "alibi_bias_max": 8}})"),
+            "alibi(heads=24,mode=causal)");
+  EXPECT_NE(refusal_of(R"({"model_type": "mpt", "n_heads": 24, "attn_config": {"alibi_bias_max": 16}})").find("2^(-16h/n)"),
+            std::string::npos);
+  EXPECT_NE(refusal_of(R"({"model_type": "mpt", "n_heads": 24, "attn_config": {"alibi": false}})").find("learned"),
+            std::string::npos);
+  EXPECT_NE(refusal_of(R"({"model_type": "gpt2", "n_embd": 768, "n_head": 12})").find("learned or sinusoidal table"),
+            std::string::npos);
+}
+
+// DeepSeek MLA.
+
+constexpr const char* deepseek_v2 = R"({"model_type": "deepseek_v2", "hidden_size": 5120, "num_attention_heads": 128,
+  "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "max_position_embeddings": 163840, "rope_theta": 10000,
+  "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096, "beta_fast": 32,
+                   "beta_slow": 1, "mscale": 0.707, "mscale_all_dim": 0.707}})";
+
+TEST(HfConfig, DeepSeekV2RotatesTheLastQkRopeHeadDimInInterleavedPairs) {
+  EXPECT_EQ(spec_of(deepseek_v2),
+            "rope(d=192,base=10000,layout=interleaved,rot=64,rot_at=last,"
+            "scaling=yarn(factor=40,orig=4096,mscale=0.707,mscale_all_dim=0.707))");
+}
+
+TEST(HfConfig, DeepSeekV3InterleaveIsRefusedUntilItsLayoutExists) {
+  const std::string v3 = R"({"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128,
+    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "rope_theta": 10000})";
+  EXPECT_NE(refusal_of(v3.c_str()).find("not supported yet"), std::string::npos) << refusal_of(v3.c_str());
+  const std::string half = v3.substr(0, v3.size() - 1) + R"(, "rope_interleave": false})";
+  EXPECT_EQ(spec_of(half.c_str()), "rope(d=192,base=10000,layout=half,rot=64,rot_at=last)");
+}
+
+TEST(HfConfig, YarnMscaleCountsOnlyWhenBothAreNonzero) {
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "max_position_embeddings": 16384, "rope_scaling": {"rope_type": "yarn", "factor": 4,
+                        "original_max_position_embeddings": 4096, "mscale": 1.0, "mscale_all_dim": 0}})"),
+            "rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=4096))");
+}
+
+// --explain.
+
+TEST(HfConfig, ExplainNamesUsedIgnoredAndDefaultedKeys) {
+  const HfConfigExplanation reading = explain_hf_config(R"({"model_type": "llama", "vocab_size": 32000, "head_dim": 128,
+    "max_position_embeddings": 8192,
+    "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4, "rotate": "yes"}})");
+  EXPECT_TRUE(contains(reading.used, "rope_scaling.factor"));
+  EXPECT_TRUE(contains(reading.used, "max_position_embeddings"));
+  EXPECT_TRUE(contains(reading.ignored, "vocab_size"));
+  EXPECT_TRUE(contains(reading.ignored, "rope_scaling.rotate"));
+  EXPECT_FALSE(contains(reading.ignored, "rope_scaling.factor"));
+  ASSERT_EQ(reading.defaults.size(), 2u);
+  EXPECT_NE(reading.defaults[0].find("rope_theta: 10000"), std::string::npos) << reading.defaults[0];
+  EXPECT_NE(reading.defaults[1].find("original_max_position_embeddings: 8192"), std::string::npos) << reading.defaults[1];
 }
 
 }  // namespace
