@@ -58,18 +58,30 @@ struct SinCos {
   double sin, cos;
 };
 
-// sin and cos of head + tail for |head| < 2^50, each within 2^-52 (about 1 ulp). The angle is
+// sin and cos of head + tail for |head| < 2^50, each within 2^-52 (about 1 ulp;
+// precision/measured_constants.md). The quadrant k is the nearest integer to
+// (head + tail) 2/pi, decided from the exact product head x (2/pi)_hi plus the next part of
+// 2/pi: rounding head 2/pi alone is off by up to 0.2 near 2^50, which left the reduced argument
+// outside the polynomials' interval (8 x 2^-52 measured there before). The angle is then
 // reduced by pi/2 given as three doubles (Cody and Waite) with k*(pi/2)_1 taken exactly, so
 // that the subtraction cancels exactly what it should; then minimax polynomials on
 // [-pi/4, pi/4] (coefficients of fdlibm's __kernel_sin and __kernel_cos, Sun Microsystems,
 // 1993), and the quadrant k mod 4 picks signs and swaps them.
 [[gnu::always_inline]] inline SinCos sin_cos(const Angle& angle) {
-  constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
+  constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1, kTwoOverPiLo = -0x1.6b01ec5417056p-55;
   constexpr double kHalfPi1 = 0x1.921fb54442d18p+0, kHalfPi2 = 0x1.1a62633145c07p-54, kHalfPi3 = -0x1.f1976b7ed8fbcp-110;
   constexpr double kRoundingShift = 0x1.8p52;  // adding it rounds to an integer, kept in the low bits
-  const double shifted = angle.head * kTwoOverPi + kRoundingShift;
-  const double k = shifted - kRoundingShift;
-  const std::uint64_t quadrant = std::bit_cast<std::uint64_t>(shifted);  // its low two bits are k mod 4
+  const ExactProduct scaled = exact_product(angle.head, kTwoOverPi);
+  const double shifted = scaled.product + kRoundingShift;
+  const double nearest = shifted - kRoundingShift;
+  // What the rounded product left out, to about 2^-50: it moves k by -1, 0 or 1.
+  const double fraction = (scaled.product - nearest) + (scaled.error + angle.head * kTwoOverPiLo + angle.tail * kTwoOverPi);
+  const double stepped = fraction + kRoundingShift;
+  const double k = nearest + (stepped - kRoundingShift);
+  // The low two bits of shifted are nearest mod 4; the step adds itself to them (its bits differ
+  // from the shift's by exactly the step, in the same binade).
+  const std::uint64_t quadrant = std::bit_cast<std::uint64_t>(shifted) + std::bit_cast<std::uint64_t>(stepped) -
+                                 std::bit_cast<std::uint64_t>(kRoundingShift);
   const ExactProduct first = exact_product(k, kHalfPi1);
   const double x = (((angle.head - first.product) - first.error) - k * kHalfPi2) - k * kHalfPi3 + angle.tail;
 
