@@ -175,8 +175,9 @@ rc::Gen<std::int64_t> gen_position(std::int64_t limit) {
     const std::int64_t hi = std::min((std::int64_t{1} << bit) - 1, limit);
     return uniform_in<std::int64_t>(std::min(lo, hi), hi + 1);
   });
-  auto band = [limit](std::int64_t lo, std::int64_t hi) {
-    return uniform_in<std::int64_t>(std::min(lo, limit), std::min(hi, limit) + 1);
+  // A band that starts past `limit` gives its weight to the log-uniform draw.
+  auto band = [limit, log_uniform](std::int64_t lo, std::int64_t hi) {
+    return lo > limit ? log_uniform : uniform_in<std::int64_t>(lo, std::min(hi, limit) + 1);
   };
   return rc::gen::weightedOneOf<std::int64_t>({{2, uniform_in<std::int64_t>(0, limit + 1)},
                                                {4, log_uniform},

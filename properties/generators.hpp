@@ -22,7 +22,8 @@ inline constexpr std::int64_t kLargestPosition = 2147483647;  // 2^31 - 1
 // A position in [0, limit]: uniform, log-uniform (every power of two equally likely), the band
 // [2^23, 2^24] (where an angle p theta_0 = p crosses fp32-angle's horizon near 2^23.6), the
 // band [2^24, limit] (past float32's exact integers), or an edge (0, 1, 2^24 - 1, 2^24,
-// 2^24 + 1, 2^31 - 1) that fits under `limit`. Bands are clipped to `limit`.
+// 2^24 + 1, 2^31 - 1) that fits under `limit`. Bands are clipped to `limit`; one that starts
+// past it is drawn log-uniformly instead.
 rc::Gen<std::int64_t> gen_position(std::int64_t limit = kLargestPosition);
 // The band a position falls in, for RC_TAG: "0", "<2^10", "<2^24", "<2^31".
 std::string position_band(std::int64_t position);
