@@ -10,6 +10,25 @@
 namespace peconform {
 namespace {
 
+// The relative error, in units of u, that llama3's smoothing adds to the frequency theta' of
+// rotated pair `pair` beyond the roundings the allowance covers (0 outside the smoothed band).
+// The smoothing weight s = (L/lambda - low)/(high - low), lambda = 2 pi/theta, subtracts two
+// numbers up to `high`: L/lambda carries theta's error (|ln theta| + 16) u and three roundings
+// (2 pi, 2 pi/theta, L/lambda), so s is off by up to high (|ln theta| + 19) u/(high - low),
+// plus 2 u of its own subtraction and division. theta' = theta ((1 - s)/f + s) then moves by
+// theta (1 - 1/f) ds, which relative to theta' >= theta/f is (f - 1) ds: near s = 0 the
+// subtraction's error is amplified by (f - 1) high/(high - low). theta' lies between theta/f
+// and theta, so |ln theta| <= |ln theta'| + ln f.
+// `bands` is llama3_bands(spec), or empty for other plans.
+template <class Real>
+Real llama3_smoothing_error(const Spec& spec, const std::vector<Llama3Band>& bands, int pair, const Real& smoothed_frequency) {
+  if (bands.empty() || bands[static_cast<std::size_t>(rotary_frequency_index(spec, pair))] != Llama3Band::smoothed) return Real(0);
+  const FrequencyPlan& plan = spec.scaling;
+  const Real factor = from_decimal<Real>(plan.factor), low = from_decimal<Real>(plan.low), high = from_decimal<Real>(plan.high);
+  const Real log_theta = abs(log(smoothed_frequency)) + log(factor);
+  return (factor - 1) * (high * (log_theta + 19) / (high - low) + 2);
+}
+
 // Every element's bound: its scale (A r for a rotated pair, 1 for a table entry, |b| for an
 // ALiBi bias, 0 for what must be identical) times `unit`, times, where the tier's angles carry
 // rounding (`angles_rounded`), the growth of that rounding through the angle and amplitude.
@@ -27,16 +46,23 @@ std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& po
     case Family::rope:
     case Family::xpos:
     case Family::mrope:
-    case Family::rope2d:
-      for (const RotaryPairScale<Real>& pair : rotary_pair_scales(reference, point, input)) {
+    case Family::rope2d: {
+      const std::vector<RotaryPairScale<Real>> pairs = rotary_pair_scales(reference, point, input);
+      const std::vector<Llama3Band> bands =
+          angles_rounded && spec.scaling.kind == PlanKind::llama3 ? llama3_bands<Real>(spec) : std::vector<Llama3Band>{};
+      for (std::size_t i = 0; i < pairs.size(); ++i) {
+        const RotaryPairScale<Real>& pair = pairs[i];
         Real amplitude_growth(0);
         if (spec.family == Family::xpos)
           // zeta = (2i + 0.4 d)/(1.4 d) rounds up to 6 times; pow raises that error to n/scale_base.
           amplitude_growth = abs(log(pair.xpos)) + Real(6) * abs(Real(point.c[0]) / from_decimal<Real>(spec.scale_base));
+        const Real smoothing = angles_rounded ? abs(pair.angle) * llama3_smoothing_error(spec, bands, static_cast<int>(i), pair.frequency)
+                                              : Real(0);
         bounds[pair.a] = bounds[pair.b] =
-            pair.attention * pair.xpos * pair.norm * unit * growth(pair.angle, pair.frequency, amplitude_growth);
+            pair.attention * pair.xpos * pair.norm * unit * (growth(pair.angle, pair.frequency, amplitude_growth) + smoothing);
       }
       break;
+    }
     case Family::sinusoidal:
     case Family::xl:
       for (const TablePairScale<Real>& pair : table_pair_scales(reference, point))

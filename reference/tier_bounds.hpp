@@ -5,7 +5,8 @@
 // Fast tier (binary128 arithmetic), with u = 2^-113 its unit roundoff:
 // - A frequency theta from pow/exp of a decimal base carries a relative error of about
 //   (|ln theta| + c) u: the exponent's rounding is magnified by |ln theta|; a scaling plan
-//   adds a few roundings more.
+//   adds a few roundings more, except llama3's smoothing, whose subtraction magnifies them by
+//   up to (factor - 1) high/(high - low) (llama3_smoothing_error in tier_bounds.cpp).
 // - An angle phi = p theta then has an absolute error of about |phi| (|ln theta| + c) u, and
 //   sin/cos add an ulp each; xPos's zeta^(n/scale_base) adds |ln(that amplitude)| u relatively,
 //   plus 6 |n/scale_base| u from the (up to six) roundings of zeta itself, which the power
