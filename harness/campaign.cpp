@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include "harness/counter_random.hpp"
+#include "precision/error_model.hpp"
 #include "harness/property_runs.hpp"
 #include "harness/regression_corpus.hpp"
 #include "harness/run_identity.hpp"
@@ -156,6 +157,7 @@ class Run {
     CellStats stats = outcome.verdict.stats;
     stats.worst_case = description.text();
     stats.worst_case_index = index;
+    stats.unconstrained_horizon = angle_horizon(description.spec);
     result_.cells[key].merge(stats);
     if (!outcome.failed()) return;
     // A hang is not shrunk: every attempt would cost the whole case timeout.

@@ -15,6 +15,7 @@ void CellStats::merge(const CellStats& other) {
   bounded_elements += other.bounded_elements;
   identical_elements += other.identical_elements;
   unconstrained_elements += other.unconstrained_elements;
+  unconstrained_horizon = std::min(unconstrained_horizon, other.unconstrained_horizon);
   failed_elements += other.failed_elements;
   escalations += other.escalations;
   boundary_elements += other.boundary_elements;
@@ -79,6 +80,7 @@ nlohmann::json cell_json(const CellKey& key, const CellStats& s) {
           {"bounded_elements", s.bounded_elements},
           {"identical_elements", s.identical_elements},
           {"unconstrained_elements", s.unconstrained_elements},
+          {"unconstrained_horizon", number(s.unconstrained_horizon)},
           {"failed_elements", s.failed_elements},
           {"escalations", s.escalations},
           {"boundary_elements", s.boundary_elements},
@@ -100,6 +102,7 @@ std::pair<CellKey, CellStats> cell_from(const nlohmann::json& j) {
   s.bounded_elements = j.at("bounded_elements");
   s.identical_elements = j.at("identical_elements");
   s.unconstrained_elements = j.at("unconstrained_elements");
+  s.unconstrained_horizon = number_from(j.at("unconstrained_horizon"));
   s.failed_elements = j.at("failed_elements");
   s.escalations = j.at("escalations");
   s.boundary_elements = j.at("boundary_elements");

@@ -52,6 +52,9 @@ struct CellStats {
   std::uint64_t bounded_elements = 0;   // checked against a finite bound that constrains them
   std::uint64_t identical_elements = 0; // checked for bit identity (indices, gathers, pass-through, masks)
   std::uint64_t unconstrained_elements = 0;  // bound infinite or at the element's own scale: never a pass
+  // The |phi| from which the class stops constraining rotated pairs (precision/error_model.hpp
+  // angle_horizon), the smallest over the cell's specs; +inf where no angle reaches it.
+  double unconstrained_horizon = std::numeric_limits<double>::infinity();
   std::uint64_t failed_elements = 0;
   std::uint64_t escalations = 0;        // elements the screen could not decide, re-checked in the exact tier
   std::uint64_t boundary_elements = 0;  // T5 buckets on an exact logarithmic boundary

@@ -10,7 +10,7 @@
 namespace peconform::harness {
 namespace {
 
-enum Stream : std::uint64_t { kCaseSeed = 1, kSpecSeed = 2, kShape = 3 };
+enum Stream : std::uint64_t { kCaseSeed = 1, kSpecSeed = 2, kShape = 3, kThetaRecipe = 4 };
 
 bool has_dtype(Family family) { return family != Family::t5 && family != Family::shaw; }
 bool has_precision(Family family) { return has_dtype(family) && family != Family::learned; }
@@ -139,6 +139,11 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
   if (!filters.spec) {
     if (has_dtype(cell.family)) c.spec.dtype = cell.dtype;
     if (has_precision(cell.family)) c.spec.precision = cell.precision;
+    // fp32-angle kernels form theta as one of the recipes (README, `theta`); each is drawn alike
+    // where the spec allows one.
+    const bool recipes = is_rotary(cell.family) && c.spec.precision == PrecisionClass::fp32_angle &&
+                         (c.spec.scaling.kind == PlanKind::none || c.spec.scaling.kind == PlanKind::linear);
+    if (recipes) c.spec.theta = static_cast<ThetaRecipe>(counter_hash(campaign_seed, kThetaRecipe, index) % 4);
   }
   c.inputs = random.chance(0.25) ? InputKind::bit_patterns : InputKind::activations;
   const std::int64_t budget = std::min(profile.largest_call_elements, capabilities.largest_call_elements);

@@ -24,6 +24,7 @@ struct PairConstants {
   int axis = 0;
   Wide frequency;
   Wide log_zeta = 0;  // xPos: ln(zeta_i) / scale_base, signed by role
+  Wide growth;        // the angle error's growth with |phi| (precision/error_model.hpp angle_growth)
 };
 
 // What every head at one token needs of one pair.
@@ -38,6 +39,7 @@ struct TokenPair {
   bool in_binary128 = false;
   Wide cos_wide, sin_wide, amplitude_wide;
   double angle = 0, log_xpos = 0;  // |p theta| and ln of the xPos factor, for the binary128 bound
+  Wide growth;
 };
 
 // The fast path's view of a TokenPair, compact so that a row's pairs stay in cache.
@@ -61,7 +63,8 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
   std::vector<PairConstants> out;
   for (int pair = 0; pair < dims / 2; ++pair) {
     const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
-    PairConstants c{a, b, rotary_axis(spec, pair), reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)], 0};
+      const Wide frequency = reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)];
+    PairConstants c{a, b, rotary_axis(spec, pair), frequency, 0, angle_growth<Wide>(spec, pair, frequency)};
     if (spec.family == Family::xpos) {
       const Wide log_zeta = log(xpos_zeta<Wide>(spec, pair)) / from_decimal<Wide>(spec.scale_base);
       c.log_zeta = spec.role == XposRole::query ? log_zeta : -log_zeta;
@@ -82,13 +85,15 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   t.amplitude = static_cast<double>(spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention);
   t.cos = cs.cos * t.amplitude;
   t.sin = spec.sign * cs.sin * t.amplitude;
-  t.terms = rotary_bound_terms<double>(spec, std::abs(static_cast<double>(angle)), log_xpos);
+  t.terms = rotary_bound_terms<double>(spec, std::abs(static_cast<double>(angle)), log_xpos,
+                                       static_cast<double>(pair.growth) * kBoundRounding);
   t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
   t.reference_relative = 1.4143 * cs.error + 6 * 0x1p-53;
   t.angle = std::abs(static_cast<double>(angle));
   t.log_xpos = log_xpos;
+  t.growth = pair.growth;
   if (t.amplitude < kSmallestScreenedAmplitude) {
     const Wide amplitude = spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention;
     t.in_binary128 = true;
@@ -103,8 +108,10 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
 FastPair fast_pair(const PairConstants& pair, const TokenPair& t) {
   // The claim test becomes claim_scale max(r, 1) < largest / (1 + 2^-6); the scale grows by
   // 2^-50 to cover that division's rounding, so the fast path stays inside the claim.
+  // A pair whose bound constrains nothing goes to the full check, which counts it unconstrained.
+  const bool screened = !t.in_binary128 && t.terms.constrains();
   return {static_cast<std::int64_t>(pair.a), static_cast<std::int64_t>(pair.b), t.cos, t.sin, t.amplitude, t.terms.relative,
-          t.reference_relative, t.in_binary128 ? std::numeric_limits<double>::infinity() : t.claim_scale * (1 + 0x1p-50)};
+          t.reference_relative, screened ? t.claim_scale * (1 + 0x1p-50) : std::numeric_limits<double>::infinity()};
 }
 
 template <class Access>
@@ -117,8 +124,9 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
   const int bin = position_bin(point.c[0]);
   const UlpFormat format = ulp_format(type);
   // Terms that depend on the spec alone.
-  const RotaryBoundTerms<double> constant = rotary_bound_terms<double>(spec, 0.0, 0.0);
+  const RotaryBoundTerms<double> constant = rotary_bound_terms<double>(spec, 0.0, 0.0, 0.0);
   const double per_norm = constant.per_norm, absolute = constant.absolute;
+  const double final = constant.final, store_absolute = constant.store_absolute;
   const double claim_limit = constant.largest / (1 + 0x1p-6);
   std::array<std::uint64_t, kRatioBins>& histogram = tally.stats.ratio_histogram;
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
@@ -166,19 +174,21 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const double ya = Access::load(y, t.a * out_step), yb = Access::load(y, t.b * out_step);
         const double r = std::sqrt(xa * xa + xb * xb);
         const double scale = t.amplitude * r;
-        const double bound = (scale * t.relative + r * per_norm + absolute) * kBoundRounding;
+        const double before_rounding = (scale * t.relative + r * per_norm + absolute) * (1 + final) + store_absolute;
         const double screen = scale * t.reference_relative;
         const double ra = xa * t.cos - xb * t.sin, rb = xa * t.sin + xb * t.cos;
+        // The final rounding is relative to the element; |y_e| <= |reference| + screen.
+        const double bound_a = (before_rounding + final * (std::abs(ra) + screen)) * kBoundRounding;
+        const double bound_b = (before_rounding + final * (std::abs(rb) + screen)) * kBoundRounding;
         const double da = std::abs(ya - ra), db = std::abs(yb - rb);
         const bool decided = t.claim_scale * std::max(r, 1.0) < claim_limit && scale >= kSmallestScreenedAmplitude &&
                              xa * xa + xb * xb > 0x1p-900 &&  // squares clear of double's subnormals
-                             bound < scale && da + screen <= bound && db + screen <= bound;  // false for NaN
+                             da + screen <= bound_a && db + screen <= bound_b;  // false for NaN
         if (!decided) {
           slow[slow_count++] = j;
           continue;
         }
-        const double inverse = 1 / bound;
-        const double ratio_a = da * inverse, ratio_b = db * inverse;
+        const double ratio_a = da / bound_a, ratio_b = db / bound_b;
         worst = std::max(worst, std::max(ratio_a, ratio_b));
         most_ulps = std::max(most_ulps, std::max(ulps_between(ya, ra, format), ulps_between(yb, rb, format)));
         ++histogram[static_cast<std::size_t>(ratio_bin(ratio_a))];
@@ -224,15 +234,10 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const double r = wide ? static_cast<double>(r_wide) : (std::isfinite(r2) ? std::sqrt(r2) : std::hypot(xa, xb));
         const Wide amplitude_wide = t.in_binary128 ? t.amplitude_wide : Wide(t.amplitude);
         const bool claimed = within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
-        Wide wide_bound = std::numeric_limits<Wide>::infinity(), wide_scale = amplitude_wide * r_wide;
-        if (wide && claimed) {
-          const RotaryBoundTerms<Wide> terms = rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos));
-          wide_bound = (wide_scale * terms.relative + r_wide * terms.per_norm + terms.absolute) * Wide(kBoundRounding);
-        }
+        const Wide wide_scale = amplitude_wide * r_wide;
+        const RotaryBoundTerms<Wide> wide_terms =
+            wide ? rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos), t.growth) : RotaryBoundTerms<Wide>{};
         const double scale = wide ? static_cast<double>(wide_scale) : t.amplitude * r;
-        const double bound = !claimed ? INFINITY
-                             : wide   ? static_cast<double>(wide_bound)
-                                      : (scale * t.terms.relative + r * t.terms.per_norm + t.terms.absolute) * kBoundRounding;
         // Outside the claim (near the dtype's overflow) only an unwritten element is wrong; a
         // bound that reaches the pair's scale (A r) still rejects what lies past it, but what
         // lies within it is counted unconstrained, never as a pass.
@@ -247,7 +252,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           }
           continue;
         }
-        const bool loose = wide ? (wide_scale > 0 && wide_bound >= wide_scale) : (scale > 0 && bound >= scale);
+        const bool loose = !t.terms.constrains();
         const double screen_error = scale * t.reference_relative;
         Wide wide_reference[2];
         if (wide) {
@@ -257,11 +262,23 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         }
         const double reference[2] = {wide ? static_cast<double>(wide_reference[0]) : xa * t.cos - xb * t.sin,
                                      wide ? static_cast<double>(wide_reference[1]) : xa * t.sin + xb * t.cos};
+        // Each element's bound, its final rounding taken on |reference| + the screen's error.
+        Wide wide_bounds[2];
+        double bounds[2];
+        for (int k = 0; k < 2; ++k) {
+          if (wide) {
+            const Wide magnitude = abs(wide_reference[k]) + wide_scale * Wide(t.reference_relative);
+            wide_bounds[k] = wide_terms.bound(wide_scale, r_wide, magnitude) * Wide(kBoundRounding);
+            bounds[k] = static_cast<double>(wide_bounds[k]);
+          } else {
+            bounds[k] = t.terms.bound(scale, r, std::abs(reference[k]) + screen_error) * kBoundRounding;
+          }
+        }
         const double actual[2] = {ya, yb};
         const std::int64_t stored[2] = {oa, ob};
         const std::size_t element[2] = {pair.a, pair.b};
         for (int k = 0; k < 2; ++k) {
-          const double y = actual[k], expected = reference[k];
+          const double y = actual[k], expected = reference[k], bound = bounds[k];
           const std::size_t e = element[k];
           const std::int64_t key = row + static_cast<std::int64_t>(e);
           std::string kind;
@@ -278,8 +295,8 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           bool undecided = false;
           if (wide) {
             const Wide wide_error = abs(Wide(y) - wide_reference[k]), wide_screen = wide_scale * Wide(t.reference_relative);
-            ratio = static_cast<double>(wide_error / wide_bound);
-            undecided = wide_error + wide_screen > wide_bound && wide_error - wide_screen <= wide_bound;
+            ratio = static_cast<double>(wide_error / wide_bounds[k]);
+            undecided = wide_error + wide_screen > wide_bounds[k] && wide_error - wide_screen <= wide_bounds[k];
           } else {
             const double error = std::abs(y - expected);
             ratio = error / bound;

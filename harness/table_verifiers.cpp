@@ -75,10 +75,11 @@ ElementTally verify_sinusoid(const KernelCall& call) {
         for (const TablePairScale<Wide>& pair : table_pair_scales(reference, point)) {
           const ScreenedCosSin cs = screened_cos_sin(pair.angle);
           const double angle = std::abs(static_cast<double>(pair.angle));
-          const double bound = sinusoid_bound<double>(spec, angle) * kBoundRounding;
           const std::size_t sine = sine_second ? pair.second : pair.first, cosine = sine_second ? pair.first : pair.second;
           for (const auto& [e, expected] : {std::pair{sine, cs.sin}, std::pair{cosine, cs.cos}}) {
             paired[e] = true;
+            // The final rounding is relative to the entry; |entry| <= |screened value| + its error.
+            const double bound = sinusoid_bound<double>(spec, angle, std::abs(expected) + cs.error) * kBoundRounding;
             const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
             const Screened x{Access::value(out, at), expected, bound, cs.error, Access::bits(out, at) != sentinel, bound >= 1};
             check_screened(x, {0, row * spec.d + static_cast<std::int64_t>(e)}, position, type, escalation, point, e, tally,

@@ -1,6 +1,7 @@
 #include "reports/report_facts.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -22,6 +23,10 @@ std::string verdict_line(const harness::CampaignResult& result) {
 
 std::string cell_name(const harness::CellKey& key) {
   return fmt::format("{}/{}/{}/{}", key.backend, key.family, key.dtype, key.precision);
+}
+
+std::string horizon_text(double horizon) {
+  return std::isfinite(horizon) ? fmt::format("2^{:.1f}", std::log2(horizon)) : std::string("never");
 }
 
 bool loose(const harness::CellStats& stats) {

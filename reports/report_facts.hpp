@@ -21,6 +21,9 @@ std::string verdict_line(const harness::CampaignResult& result);
 std::string cell_name(const harness::CellKey& key);
 // A bound is loose when no element came near it: it would let a worse kernel pass too.
 bool loose(const harness::CellStats& stats);
+// Where a cell's class stops constraining rotated pairs: "2^22.4" for |phi| = 2^22.4, "never"
+// where no angle reaches it.
+std::string horizon_text(double horizon);
 // The failure records whose cell is `key` (records name family, dtype and class; the backend is the run's).
 std::vector<const harness::FailureRecord*> failures_of(const harness::CampaignResult& result,
                                                        const harness::CellKey& key);

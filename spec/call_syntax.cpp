@@ -1,5 +1,6 @@
 #include "spec/call_syntax.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,48 @@ namespace {
 
 bool is_word_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '+';
+}
+
+// The length of the well-formed UTF-8 sequence starting at `at` (1 for ASCII), or 0 where the
+// bytes there are not one (RFC 3629: no overlong forms, surrogates or code points past U+10FFFF).
+std::size_t utf8_length(std::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[at + k]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  const std::size_t length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  if (length == 0 || at + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k)
+    if ((byte(k) & 0xc0) != 0x80) return 0;
+  const unsigned char second = byte(1);
+  if ((lead == 0xe0 && second < 0xa0) || (lead == 0xed && second > 0x9f) || (lead == 0xf0 && second < 0x90) ||
+      (lead == 0xf4 && second > 0x8f))
+    return 0;
+  return length;
+}
+
+// `text` as it can be printed: whole UTF-8 characters as they are, any other byte as \xNN, so
+// that an error message stays valid UTF-8 whatever the user typed.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t length = utf8_length(text, at);
+    if (length == 0) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[at]));
+      ++at;
+    } else {
+      out += text.substr(at, length);
+      at += length;
+    }
+  }
+  return out;
+}
+
+// The 1-based column of byte `at`, counted in characters: each well-formed UTF-8 sequence is
+// one, each stray byte one.
+std::size_t column_of(std::string_view text, std::size_t at) {
+  std::size_t column = 1;
+  for (std::size_t k = 0; k < at; ++column) k += std::max<std::size_t>(utf8_length(text, k), 1);
+  return column;
 }
 
 class Parser {
@@ -30,15 +73,16 @@ class Parser {
 
   [[noreturn]] void fail(std::string_view expected) {
     skip_space();
-    std::string found = at_ < text_.size() ? fmt::format("'{}'", token_here()) : "the end of the text";
-    throw SpecError(fmt::format("spec error at column {} of \"{}\": expected {}, found {}", at_ + 1, text_,
-                                expected, found));
+    std::string found = at_ < text_.size() ? fmt::format("'{}'", printable(token_here())) : "the end of the text";
+    throw SpecError(fmt::format("spec error at column {} of \"{}\": expected {}, found {}", column_of(text_, at_),
+                                printable(text_), expected, found));
   }
 
+  // The word at the cursor, or else the one character there (a whole UTF-8 sequence).
   std::string_view token_here() const {
     std::size_t end = at_;
     while (end < text_.size() && is_word_char(text_[end])) ++end;
-    return text_.substr(at_, std::max<std::size_t>(end - at_, 1));
+    return text_.substr(at_, end > at_ ? end - at_ : std::max<std::size_t>(utf8_length(text_, at_), 1));
   }
 
   void skip_space() {
@@ -125,10 +169,14 @@ std::string format_call(const Call& call) {
   std::string out = call.name + "(";
   for (std::size_t k = 0; k < call.arguments.size(); ++k) {
     const Argument& argument = call.arguments[k];
-    out += (k ? "," : "") + argument.key + "=";
+    // Appended piece by piece, never as "literal" + std::string: GCC 12 warns falsely
+    // (-Wrestrict) on that concatenation at -O3.
+    if (k) out += ',';
+    out += argument.key;
+    out += '=';
     switch (argument.kind) {
       case Argument::Kind::atom: out += argument.atom; break;
-      case Argument::Kind::list: out += "[" + fmt::format("{}", fmt::join(argument.list, ",")) + "]"; break;
+      case Argument::Kind::list: out += fmt::format("[{}]", fmt::join(argument.list, ",")); break;
       case Argument::Kind::call: out += format_call(argument.call.front()); break;
     }
   }

@@ -66,10 +66,13 @@ std::string format_canonical(const Scientific& s) {
     body = "0." + std::string(static_cast<std::size_t>(-point), '0') + s.digits;
   } else {
     body = s.digits.substr(0, 1);
-    if (n > 1) body += "." + s.digits.substr(1);
+    if (n > 1) body += fmt::format(".{}", s.digits.substr(1));
     body += fmt::format("e{}", point - 1);
   }
-  return (s.negative ? "-" : "") + body;
+  // Appended piece by piece rather than "-" + body: GCC 12 warns falsely (-Wrestrict) on
+  // const char* + std::string at -O3.
+  if (s.negative) body.insert(body.begin(), '-');
+  return body;
 }
 
 }  // namespace

@@ -27,6 +27,16 @@ TEST(SpecErrors, SyntaxErrorsNameTheColumnTokenAndExpectation) {
   expect_rejected("mrope(d=16,sections=[2,3", {"in the list for 'sections'"});
 }
 
+TEST(SpecErrors, NonAsciiTextIsQuotedWholeAndCountedInCharacters) {
+  // 'é' is two bytes; the column counts it as one character, and the message quotes it whole.
+  expect_rejected("rope(d=4,layout=hé)", {"column 18", "found 'é'"});
+  expect_rejected("rope(d=4,layout=h€x)", {"column 18", "found '€'"});
+  expect_rejected("rope(d=4,é=1)", {"column 10", "found 'é'"});
+  // Bytes that are no UTF-8 character are escaped, so stderr stays valid UTF-8.
+  expect_rejected("rope(d=4,layout=h\xff\xc3)", {"column 18", "found '\\xff'", "layout=h\\xff\\xc3)"});
+  expect_rejected("rope(d=4,layout=h\xe9t)", {"found '\\xe9'"});  // Latin-1 é, a lone lead byte
+}
+
 TEST(SpecErrors, UnknownNamesListWhatIsAccepted) {
   expect_rejected("rotary(d=4)", {"unknown family 'rotary'", "sinusoidal|learned|rope"});
   expect_rejected("rope(d=4,rope_theta=5)", {"unknown key 'rope_theta' for rope", "base"});
