@@ -4,6 +4,9 @@
 #include <quadmath.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
+#include <utility>
+
 #include "properties/generators.hpp"
 #include "reference/rotary.hpp"
 
@@ -46,12 +49,47 @@ Wide dtype_ulp(const Wide& value, Dtype dtype) {
   RC_FAIL(failure);
 }
 
+// The counts of the run, and of the case check_case() is running (none outside one).
+struct CaseCounts {
+  std::uint64_t checked = 0, unconstrained = 0;
+};
+thread_local VerdictTally run_tally;
+thread_local CaseCounts* current_case = nullptr;
+
+void count_checked() {
+  ++run_tally.checked;
+  if (current_case != nullptr) ++current_case->checked;
+}
+
 bool same_special(const Wide& a, const Wide& b) {
   if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
   return a == b && signbit(a) == signbit(b);
 }
 
 }  // namespace
+
+VerdictTally verdict_tally() { return run_tally; }
+
+void count_unconstrained(std::uint64_t terms) {
+  run_tally.unconstrained += terms;
+  if (current_case != nullptr) current_case->unconstrained += terms;
+}
+
+void check_case(const std::function<void()>& check) {
+  CaseCounts counts;
+  struct Restore {
+    CaseCounts* outer;
+    ~Restore() { current_case = outer; }
+  } restore{std::exchange(current_case, &counts)};
+  check();
+  if (counts.unconstrained == 0) return;
+  if (counts.checked == 0) {
+    ++run_tally.wholly_unconstrained_cases;
+    RC_DISCARD("every element of the case is unconstrained");
+  }
+  ++run_tally.partly_unconstrained_cases;
+  RC_TAG("unconstrained elements");
+}
 
 std::string Evaluation::case_text() const {
   return fmt::format("{} at {}", spec.canonical(), format_point(spec.family, point));
@@ -71,7 +109,11 @@ Evaluation evaluate(const Evaluator& evaluator, const Spec& spec, const Point& p
 }
 
 void require_close(const Wide& actual, const Wide& expected, const Wide& tolerance, const SiteFunction& site) {
-  if (!isfinite(tolerance)) return;  // an unclaimed element (infinite bound, or 0 times one)
+  if (!isfinite(tolerance)) {  // an unconstrained element (infinite bound, or 0 times one)
+    count_unconstrained(1);
+    return;
+  }
+  count_checked();
   if (!isfinite(actual) || !isfinite(expected)) {
     if (same_special(actual, expected)) return;
     fail(site(), fmt::format("  expected {}\n  actual   {}\n  NaN/Inf mismatch (classified before any numeric error)",
@@ -89,16 +131,22 @@ void require_close(const Wide& actual, const Wide& expected, const Wide& toleran
 }
 
 void require_holds(bool holds, const std::string& observed, const SiteFunction& site) {
+  count_checked();
   if (!holds) fail(site(), "  observed " + observed);
 }
 
 void require_at_most(const Wide& value, const Wide& limit, const SiteFunction& site) {
-  if (!isfinite(limit)) return;  // an unclaimed element
+  if (!isfinite(limit)) {
+    count_unconstrained(1);
+    return;
+  }
+  count_checked();
   if (value <= limit) return;
   fail(site(), fmt::format("  value {}\n  limit {}\n  exceeds the limit", value_text(value), value_text(limit)));
 }
 
 void require_identical(const Wide& actual, const Wide& expected, const SiteFunction& site) {
+  count_checked();
   if (same_special(actual, expected)) return;
   fail(site(), fmt::format("  expected {}\n  actual   {}\n  must be identical (value and sign)", value_text(expected),
                            value_text(actual)));
@@ -161,22 +209,60 @@ Wide pair_bound(const Evaluation& evaluation, std::size_t a, std::size_t b) {
 
 Wide pair_norm(const std::vector<Wide>& values, std::size_t a, std::size_t b) { return hypotenuse(values[a], values[b]); }
 
-InnerProduct inner_product(const Evaluation& a, const Evaluation& b) {
+InnerProduct inner_product(const Evaluation& a, const Evaluation& b, const std::vector<std::size_t>& elements) {
   InnerProduct out{Wide(0), Wide(0)};
   Wide magnitude(0);
-  for (std::size_t e = 0; e < a.values.size(); ++e) {
+  for (std::size_t e : elements) {
     out.value += a.values[e] * b.values[e];
     magnitude += abs(a.values[e] * b.values[e]);
     out.tolerance += a.bounds[e] * abs(b.values[e]) + (abs(a.values[e]) + a.bounds[e]) * b.bounds[e];
   }
-  out.tolerance += check_rounding(magnitude, static_cast<int>(a.values.size()) + 2);
+  out.tolerance += check_rounding(magnitude, static_cast<int>(elements.size()) + 2);
   return out;
+}
+
+InnerProduct inner_product(const Evaluation& a, const Evaluation& b) {
+  std::vector<std::size_t> every(a.values.size());
+  for (std::size_t e = 0; e < every.size(); ++e) every[e] = e;
+  return inner_product(a, b, every);
 }
 
 void require_equal_products(const InnerProduct& lhs, const InnerProduct& rhs, const std::string& relation,
                             const std::string& case_text) {
   require_close(lhs.value, rhs.value, lhs.tolerance + rhs.tolerance,
                 [&] { return Site{relation, case_text, "the inner product", "(see case)", Dtype::fp64}; });
+}
+
+std::vector<std::vector<std::size_t>> rotary_terms(const Spec& spec) {
+  std::vector<std::vector<std::size_t>> terms;
+  for (const auto& [a, b] : rotary_pairs(spec)) terms.push_back({a, b});
+  for (std::size_t e : pass_through_elements(spec)) terms.push_back({e});
+  return terms;
+}
+
+void require_equal_products_by_term(const Evaluation& a, const Evaluation& b, const Evaluation& c, const Evaluation& d,
+                                    const std::vector<std::vector<std::size_t>>& terms, const std::string& relation) {
+  std::vector<std::size_t> kept;
+  std::uint64_t dropped = 0;
+  for (const std::vector<std::size_t>& term : terms) {
+    const bool constrained = std::all_of(term.begin(), term.end(), [&](std::size_t e) {
+      return isfinite(a.bounds[e]) && isfinite(b.bounds[e]) && isfinite(c.bounds[e]) && isfinite(d.bounds[e]);
+    });
+    if (constrained)
+      kept.insert(kept.end(), term.begin(), term.end());
+    else
+      ++dropped;
+  }
+  count_unconstrained(dropped);
+  if (kept.empty()) return;
+  const std::string case_text = fmt::format("{}; {}; {}; {}", a.case_text(), b.case_text(), c.case_text(), d.case_text());
+  const InnerProduct lhs = inner_product(a, b, kept), rhs = inner_product(c, d, kept);
+  require_close(lhs.value, rhs.value, lhs.tolerance + rhs.tolerance, [&] {
+    return Site{relation, case_text,
+                fmt::format("the inner product over {} of {} terms ({} unconstrained, left out)", terms.size() - dropped,
+                            terms.size(), dropped),
+                "(see case)", Dtype::fp64};
+  });
 }
 
 void require_same_values(const Evaluation& lhs, const Evaluation& rhs, const std::string& relation) {
@@ -190,7 +276,13 @@ void require_same_values(const Evaluation& lhs, const Evaluation& rhs, const std
 
 std::vector<Wide> finite_input(const Spec& spec, std::size_t count) {
   std::vector<Wide> input = *gen_values(spec.dtype, count, Finiteness::finite_only);
-  RC_TAG(value_kinds(input));
+  RC_TAG(value_kinds(input, spec.dtype));
+  return input;
+}
+
+std::vector<Wide> comparable_input(const Spec& spec, std::size_t count) {
+  std::vector<Wide> input = *gen_comparable_values(spec.dtype, count);
+  RC_TAG(value_kinds(input, spec.dtype));
   return input;
 }
 

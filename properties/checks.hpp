@@ -37,14 +37,40 @@ struct Site {
 };
 using SiteFunction = std::function<Site()>;
 
+// Unconstrained elements (DESIGN.md section 2). An implementation reports +inf as the bound of
+// an element it does not constrain: the bound reached the scale it is measured against (A r
+// for an element of a rotated pair, 1 for a table entry, |b| for a bias) or the kernel makes
+// no claim (near its dtype's overflow). Such an element is never a pass: a comparison whose
+// tolerance is not finite checks nothing and is counted as unconstrained, and the rest of the
+// relation is checked. with_verdicts() turns the counts of one case into its verdict.
+struct VerdictTally {
+  std::uint64_t checked = 0;                     // comparisons made (finite tolerance, identity, predicate)
+  std::uint64_t unconstrained = 0;               // elements or terms left out as unconstrained
+  std::uint64_t partly_unconstrained_cases = 0;  // cases that checked the rest; tagged "unconstrained elements"
+  std::uint64_t wholly_unconstrained_cases = 0;  // cases with nothing to check; discarded, never passed
+};
+// The counts so far on this thread (properties run on one), for tests and reports.
+VerdictTally verdict_tally();
+// Counts `terms` elements or terms a relation left out as unconstrained.
+void count_unconstrained(std::uint64_t terms);
+// Runs one case of a property and gives it a verdict beyond pass or fail: a case that left
+// some comparisons out as unconstrained is tagged "unconstrained elements" (RC_TAG, so
+// RapidCheck's distribution shows their share); a case whose every comparison was
+// unconstrained is discarded (RC_DISCARD), so it is counted apart and never as a pass.
+void check_case(const std::function<void()>& check);
+// A property's check with its cases judged by check_case(), as the catalog stores it.
+template <void (*Check)(const Implementation&)> void with_verdicts(const Implementation& implementation) {
+  check_case([&implementation] { Check(implementation); });
+}
+
 // Fails the property (RC_FAIL) unless |actual - expected| <= tolerance, printing the site, both
 // values in hex and decimal, the error in ULPs of the spec's dtype and as a ratio to the
-// tolerance, and the seed. A tolerance that is not finite comes from an element whose
-// implementation makes no claim (a kernel's result near its dtype's overflow): it passes.
+// tolerance, and the seed. A tolerance that is not finite (from an unconstrained element)
+// checks nothing: the comparison is counted as unconstrained.
 void require_close(const Wide& actual, const Wide& expected, const Wide& tolerance, const SiteFunction& site);
 // Fails unless `holds`, printing the site and what was observed.
 void require_holds(bool holds, const std::string& observed, const SiteFunction& site);
-// Fails unless value <= limit; a limit that is not finite passes, as above.
+// Fails unless value <= limit; a limit that is not finite is counted as unconstrained, as above.
 void require_at_most(const Wide& value, const Wide& limit, const SiteFunction& site);
 // Same value and sign, NaN matching NaN: what pass-through dims, gathers and indices promise.
 void require_identical(const Wide& actual, const Wide& expected, const SiteFunction& site);
@@ -70,22 +96,37 @@ std::vector<std::size_t> pair_permutation(const std::vector<std::pair<std::size_
 Wide pair_bound(const Evaluation& evaluation, std::size_t a, std::size_t b);
 Wide pair_norm(const std::vector<Wide>& values, std::size_t a, std::size_t b);
 
-// <a, b> over every element, with the tolerance its two evaluations' bounds and the summation's
-// own rounding allow: sum of B_a|b| + (|a| + B_a) B_b, plus d u sum |a b|.
+// <a, b> over every element (or over `elements`), with the tolerance its two evaluations'
+// bounds and the summation's own rounding allow: sum of B_a|b| + (|a| + B_a) B_b, plus
+// n u sum |a b| for n elements.
 struct InnerProduct {
   Wide value;
   Wide tolerance;
 };
 InnerProduct inner_product(const Evaluation& a, const Evaluation& b);
+InnerProduct inner_product(const Evaluation& a, const Evaluation& b, const std::vector<std::size_t>& elements);
 // Fails unless two inner products agree within both tolerances.
 void require_equal_products(const InnerProduct& lhs, const InnerProduct& rhs, const std::string& relation,
                             const std::string& case_text);
+
+// The terms a rotary inner product splits into: each rotated pair, then each pass-through
+// element alone. A rotation acts pair by pair, so a relation between inner products of
+// rotated vectors (<(R_m q)_i, (R_n k)_i> = <(R_(m-n) q)_i, k_i>) holds term by term.
+std::vector<std::vector<std::size_t>> rotary_terms(const Spec& spec);
+// <a, b> = <c, d> where the relation holds term by term: a term with an unconstrained element
+// in any of the four evaluations is dropped and counted, the others are summed on both sides
+// and compared within both tolerances. When every term drops, nothing is compared.
+void require_equal_products_by_term(const Evaluation& a, const Evaluation& b, const Evaluation& c, const Evaluation& d,
+                                    const std::vector<std::vector<std::size_t>>& terms, const std::string& relation);
 
 // Fails unless two evaluations agree element by element within both bounds.
 void require_same_values(const Evaluation& lhs, const Evaluation& rhs, const std::string& relation);
 
 // `count` finite values of `spec`'s dtype, tagged with what they hold.
 std::vector<Wide> finite_input(const Spec& spec, std::size_t count);
+// The same for one side of an inner product: gen_comparable_values(), so that several pairs
+// contribute at comparable magnitudes.
+std::vector<Wide> comparable_input(const Spec& spec, std::size_t count);
 // Values that carry no error of their own (an input vector on one side of an inner product).
 Evaluation unrounded(const Spec& spec, std::vector<Wide> values);
 // Shifts every coordinate of `point` by `shift`.

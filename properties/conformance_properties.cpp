@@ -49,7 +49,7 @@ void agrees_with_the_exact_reference_within_its_bound(const Implementation& impl
 }  // namespace
 
 std::vector<Property> conformance_properties() {
-  return {{"agreesWithTheExactReferenceWithinItsBound", "every family and plan", agrees_with_the_exact_reference_within_its_bound}};
+  return {{"agreesWithTheExactReferenceWithinItsBound", "every family and plan", with_verdicts<agrees_with_the_exact_reference_within_its_bound>}};
 }
 
 }  // namespace peconform

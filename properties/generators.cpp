@@ -52,34 +52,56 @@ Wide decode(const DtypeLayout& layout, bool negative, std::uint64_t exponent, st
   return negative ? -magnitude : magnitude;
 }
 
-rc::Gen<Wide> gen_value(Dtype dtype, Finiteness finiteness) {
-  return rc::gen::exec([dtype, finiteness] {
-    const DtypeLayout layout = layout_of(dtype);
-    const std::uint64_t all_ones = (std::uint64_t{1} << layout.exponent_bits) - 1;
-    const std::uint64_t mantissa_end = std::uint64_t{1} << layout.mantissa_bits;
+// A uniform integer in [lo, hi) at every size: inRange at RapidCheck's nominal size draws
+// over the whole range, and still shrinks towards lo.
+template <class T> rc::Gen<T> uniform_in(T lo, T hi) { return rc::gen::resize(rc::kNominalSize, rc::gen::inRange<T>(lo, hi)); }
+
+// A value of `layout` with the given exponent field, a uniform mantissa and either sign.
+Wide any_mantissa(const DtypeLayout& layout, std::uint64_t exponent) {
+  const bool negative = *rc::gen::arbitrary<bool>();
+  return decode(layout, negative, exponent, *uniform_in<std::uint64_t>(0, std::uint64_t{1} << layout.mantissa_bits));
+}
+
+// One exact pattern (zero, the largest finite value, ...) with either sign.
+rc::Gen<Wide> signed_pattern(const DtypeLayout& layout, std::uint64_t exponent, std::uint64_t mantissa) {
+  return rc::gen::map(rc::gen::arbitrary<bool>(),
+                      [layout, exponent, mantissa](bool negative) { return decode(layout, negative, exponent, mantissa); });
+}
+
+rc::Gen<Wide> gen_subnormal(const DtypeLayout& layout) {
+  return rc::gen::exec([layout] {
     const bool negative = *rc::gen::arbitrary<bool>();
-    const int pick = *rc::gen::inRange(0, 16);
-    std::uint64_t exponent = 0, mantissa = 0;
-    if (pick < 10) {  // any finite pattern: the exponent field uniform, so every binade appears
-      exponent = *rc::gen::inRange<std::uint64_t>(0, all_ones);
-      mantissa = *rc::gen::inRange<std::uint64_t>(0, mantissa_end);
-    } else if (pick < 12) {  // ordinary magnitudes around 1
-      exponent = *rc::gen::inRange<std::uint64_t>(all_ones / 2 - 4, all_ones / 2 + 4);
-      mantissa = *rc::gen::inRange<std::uint64_t>(0, mantissa_end);
-    } else if (pick == 12) {  // zero of either sign
-    } else if (pick == 13) {  // subnormal
-      mantissa = *rc::gen::inRange<std::uint64_t>(1, mantissa_end);
-    } else if (pick == 14) {  // the largest finite value
-      exponent = all_ones - 1;
-      mantissa = mantissa_end - 1;
-    } else if (finiteness == Finiteness::specials_too) {  // Inf or NaN
-      exponent = all_ones;
-      mantissa = *rc::gen::inRange<std::uint64_t>(0, 2);
-    } else {  // the smallest normal value
-      exponent = 1;
-    }
-    return decode(layout, negative, exponent, mantissa);
+    return decode(layout, negative, 0, *uniform_in<std::uint64_t>(1, std::uint64_t{1} << layout.mantissa_bits));
   });
+}
+
+// Zero, a subnormal or the largest finite value: the special finite values.
+rc::Gen<Wide> gen_special_finite(const DtypeLayout& layout) {
+  const std::uint64_t all_ones = (std::uint64_t{1} << layout.exponent_bits) - 1;
+  const std::uint64_t mantissa_end = std::uint64_t{1} << layout.mantissa_bits;
+  return rc::gen::oneOf(signed_pattern(layout, 0, 0), gen_subnormal(layout),
+                        signed_pattern(layout, all_ones - 1, mantissa_end - 1));
+}
+
+rc::Gen<Wide> gen_value(Dtype dtype, Finiteness finiteness) {
+  const DtypeLayout layout = layout_of(dtype);
+  const std::uint64_t all_ones = (std::uint64_t{1} << layout.exponent_bits) - 1;
+  const std::uint64_t mantissa_end = std::uint64_t{1} << layout.mantissa_bits;
+  // Any finite pattern, the exponent field uniform so that every binade appears.
+  const auto any_finite = rc::gen::exec([layout, all_ones] { return any_mantissa(layout, *uniform_in<std::uint64_t>(0, all_ones)); });
+  // Ordinary magnitudes around 1.
+  const auto near_one = rc::gen::exec(
+      [layout, all_ones] { return any_mantissa(layout, *uniform_in<std::uint64_t>(all_ones / 2 - 4, all_ones / 2 + 4)); });
+  const auto largest = signed_pattern(layout, all_ones - 1, mantissa_end - 1);
+  const auto last_kind = finiteness == Finiteness::specials_too
+                             ? rc::gen::oneOf(signed_pattern(layout, all_ones, 0), signed_pattern(layout, all_ones, 1))
+                             : signed_pattern(layout, 1, 0);  // the smallest normal value
+  return rc::gen::weightedOneOf<Wide>({{10, any_finite},
+                                       {2, near_one},
+                                       {1, signed_pattern(layout, 0, 0)},
+                                       {1, gen_subnormal(layout)},
+                                       {1, largest},
+                                       {1, last_kind}});
 }
 
 std::vector<int> even_dims() {
@@ -148,13 +170,19 @@ rc::Gen<std::int64_t> gen_position(std::int64_t limit) {
                             (std::int64_t{1} << 24) + 1, kLargestPosition})
     if (edge <= limit) edges.push_back(edge);
   const int bits = std::bit_width(static_cast<std::uint64_t>(limit));
-  auto log_uniform = rc::gen::mapcat(rc::gen::inRange(0, bits + 1), [limit](int bit) {
+  auto log_uniform = rc::gen::mapcat(uniform_in(0, bits + 1), [limit](int bit) {
     const std::int64_t lo = bit == 0 ? 0 : std::int64_t{1} << (bit - 1);
     const std::int64_t hi = std::min((std::int64_t{1} << bit) - 1, limit);
-    return rc::gen::inRange<std::int64_t>(std::min(lo, hi), hi + 1);
+    return uniform_in<std::int64_t>(std::min(lo, hi), hi + 1);
   });
-  return rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::inRange<std::int64_t>(0, limit + 1)},
-                                               {5, log_uniform},
+  // A band that starts past `limit` gives its weight to the log-uniform draw.
+  auto band = [limit, log_uniform](std::int64_t lo, std::int64_t hi) {
+    return lo > limit ? log_uniform : uniform_in<std::int64_t>(lo, std::min(hi, limit) + 1);
+  };
+  return rc::gen::weightedOneOf<std::int64_t>({{2, uniform_in<std::int64_t>(0, limit + 1)},
+                                               {4, log_uniform},
+                                               {1, band(std::int64_t{1} << 23, std::int64_t{1} << 24)},
+                                               {1, band(std::int64_t{1} << 24, kLargestPosition)},
                                                {2, rc::gen::elementOf(edges)}});
 }
 
@@ -170,12 +198,30 @@ rc::Gen<std::vector<Wide>> gen_values(Dtype dtype, std::size_t count, Finiteness
   return rc::gen::container<std::vector<Wide>>(count, gen_value(dtype, finiteness));
 }
 
-std::string value_kinds(const std::vector<Wide>& values) {
+rc::Gen<std::vector<Wide>> gen_comparable_values(Dtype dtype, std::size_t count) {
+  return rc::gen::exec([dtype, count] {
+    const DtypeLayout layout = layout_of(dtype);
+    const std::uint64_t all_ones = (std::uint64_t{1} << layout.exponent_bits) - 1;
+    const std::uint64_t shared = *uniform_in<std::uint64_t>(1, all_ones);
+    const bool with_specials = *rc::gen::weightedElement<bool>({{3, false}, {1, true}});
+    const auto near_shared = rc::gen::exec([layout, shared] {
+      const std::uint64_t below = *uniform_in<std::uint64_t>(0, kComparableSpread + 1);
+      return any_mantissa(layout, shared > below ? shared - below : 0);
+    });
+    const auto element = with_specials ? rc::gen::weightedOneOf<Wide>({{7, near_shared}, {1, gen_special_finite(layout)}})
+                                       : near_shared;
+    return *rc::gen::container<std::vector<Wide>>(count, element);
+  });
+}
+
+std::string value_kinds(const std::vector<Wide>& values, Dtype dtype) {
+  const DtypeLayout layout = layout_of(dtype);
+  const Wide smallest_normal = decode(layout, false, 1, 0);
   bool subnormal = false, zero = false, non_finite = false;
   for (const Wide& value : values) {
     non_finite = non_finite || !isfinite(value);
     zero = zero || value == 0;
-    subnormal = subnormal || (value != 0 && abs(value) < std::numeric_limits<float>::min());
+    subnormal = subnormal || (value != 0 && abs(value) < smallest_normal);
   }
   return non_finite ? "non-finite" : subnormal ? "subnormal" : zero ? "zero" : "normal";
 }

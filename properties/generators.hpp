@@ -2,7 +2,10 @@
 // Generators for the properties: specs of every family and frequency plan, positions, and input
 // values drawn over bit patterns. RapidCheck's own generators never produce NaN, Inf,
 // subnormals or -0 and know nothing of positions near 2^31, so these are our own
-// (../shared/DESIGN.md section 4).
+// (../shared/DESIGN.md section 4). RapidCheck also narrows `inRange` with its size (at size 0
+// it returns the low end), which would keep special values and large positions out of most
+// cases; the kinds and bands below are picked by weight and drawn at full range whatever the
+// size, so every one of them appears at every size.
 #include <rapidcheck.h>
 
 #include <cstdint>
@@ -16,8 +19,11 @@ namespace peconform {
 
 inline constexpr std::int64_t kLargestPosition = 2147483647;  // 2^31 - 1
 
-// A position in [0, limit]: uniform, log-uniform (every power of two equally likely), or an
-// edge (0, 1, 2^24 - 1, 2^24, 2^24 + 1, 2^31 - 1) that fits under `limit`.
+// A position in [0, limit]: uniform, log-uniform (every power of two equally likely), the band
+// [2^23, 2^24] (where an angle p theta_0 = p crosses fp32-angle's horizon near 2^23.6), the
+// band [2^24, limit] (past float32's exact integers), or an edge (0, 1, 2^24 - 1, 2^24,
+// 2^24 + 1, 2^31 - 1) that fits under `limit`. Bands are clipped to `limit`; one that starts
+// past it is drawn log-uniformly instead.
 rc::Gen<std::int64_t> gen_position(std::int64_t limit = kLargestPosition);
 // The band a position falls in, for RC_TAG: "0", "<2^10", "<2^24", "<2^31".
 std::string position_band(std::int64_t position);
@@ -28,8 +34,17 @@ enum class Finiteness { finite_only, specials_too };
 // `count` values representable in `dtype`, drawn over its bit patterns so that every exponent
 // range is as likely as any other.
 rc::Gen<std::vector<Wide>> gen_values(Dtype dtype, std::size_t count, Finiteness finiteness);
-// What a list of values holds, for RC_TAG: "subnormal", "zero", "non-finite" or "normal".
-std::string value_kinds(const std::vector<Wide>& values);
+// `count` finite values of `dtype` for one side of an inner product: one exponent for the
+// whole vector (uniform over the dtype's normal range) and each element within a few binades
+// below it, so that the pairs' products sit at comparable magnitudes and a relation checks
+// many pairs rather than the one that dwarfs the rest. A quarter of the vectors also carry
+// zeros, subnormals and the largest finite value on some elements.
+rc::Gen<std::vector<Wide>> gen_comparable_values(Dtype dtype, std::size_t count);
+// The binades below the shared exponent that gen_comparable_values() spreads elements over.
+inline constexpr int kComparableSpread = 3;
+// What a list of values of `dtype` holds, for RC_TAG: "non-finite", "subnormal" (below the
+// dtype's own smallest normal value), "zero" or "normal", the first that applies.
+std::string value_kinds(const std::vector<Wide>& values, Dtype dtype);
 
 // Frequency bases from 10 to 1e7: the published ones and three-digit decimals between.
 rc::Gen<Decimal> gen_base();

@@ -97,8 +97,11 @@ void alibi_causal_mask_hides_exactly_the_future_keys(const Implementation& imple
   const bool future = pair.c[1] > pair.c[0];
   for (std::size_t h = 0; h < at.values.size(); ++h) {
     // A past key's bias beyond the dtype's range (fp16 from |i - j| ~ 2^16) overflows to
-    // -inf too; the implementation makes no claim there (an infinite bound).
-    if (!isfinite(at.bounds[h])) continue;
+    // -inf too; the implementation makes no claim there (an infinite bound): unconstrained.
+    if (!isfinite(at.bounds[h])) {
+      count_unconstrained(1);
+      continue;
+    }
     const bool masked = isinf(at.values[h]) && at.values[h] < 0;
     require_holds(masked == future, fmt::format("bias {}", static_cast<double>(at.values[h])),
                   [&] { return pair_site("causal ALiBi masks (-inf) exactly the keys j > i", at, h); });
@@ -197,17 +200,17 @@ void shaw_index_is_the_offset_distance_inside_the_window(const Implementation& i
 
 std::vector<Property> relative_bias_properties() {
   return {
-      {"alibiBiasIsTranslationInvariant", "alibi (symmetric, causal)", alibi_bias_is_translation_invariant},
-      {"alibiBiasIsLinearInDistance", "alibi (symmetric, causal)", alibi_bias_is_linear_in_distance},
+      {"alibiBiasIsTranslationInvariant", "alibi (symmetric, causal)", with_verdicts<alibi_bias_is_translation_invariant>},
+      {"alibiBiasIsLinearInDistance", "alibi (symmetric, causal)", with_verdicts<alibi_bias_is_linear_in_distance>},
       {"alibiSlopesFormThePublishedSeries", "alibi (power-of-two and other head counts)",
-       alibi_slopes_form_the_published_series},
-      {"alibiCausalMaskHidesExactlyTheFutureKeys", "alibi causal", alibi_causal_mask_hides_exactly_the_future_keys},
-      {"t5BucketsAreExactBelowMaxExact", "t5 (bidirectional, causal)", t5_buckets_are_exact_below_max_exact},
-      {"t5BucketsAreMonotoneInDistance", "t5 (bidirectional, causal)", t5_buckets_are_monotone_in_distance},
-      {"t5BucketsSaturateAtTheLastBucket", "t5 (bidirectional, causal)", t5_buckets_saturate_at_the_last_bucket},
-      {"t5SignSelectsTheBucketHalf", "t5 (bidirectional, causal)", t5_sign_selects_the_bucket_half},
-      {"shawIndicesAreClippedToTheWindow", "shaw", shaw_indices_are_clipped_to_the_window},
-      {"shawIndexIsTheOffsetDistanceInsideTheWindow", "shaw", shaw_index_is_the_offset_distance_inside_the_window},
+       with_verdicts<alibi_slopes_form_the_published_series>},
+      {"alibiCausalMaskHidesExactlyTheFutureKeys", "alibi causal", with_verdicts<alibi_causal_mask_hides_exactly_the_future_keys>},
+      {"t5BucketsAreExactBelowMaxExact", "t5 (bidirectional, causal)", with_verdicts<t5_buckets_are_exact_below_max_exact>},
+      {"t5BucketsAreMonotoneInDistance", "t5 (bidirectional, causal)", with_verdicts<t5_buckets_are_monotone_in_distance>},
+      {"t5BucketsSaturateAtTheLastBucket", "t5 (bidirectional, causal)", with_verdicts<t5_buckets_saturate_at_the_last_bucket>},
+      {"t5SignSelectsTheBucketHalf", "t5 (bidirectional, causal)", with_verdicts<t5_sign_selects_the_bucket_half>},
+      {"shawIndicesAreClippedToTheWindow", "shaw", with_verdicts<shaw_indices_are_clipped_to_the_window>},
+      {"shawIndexIsTheOffsetDistanceInsideTheWindow", "shaw", with_verdicts<shaw_index_is_the_offset_distance_inside_the_window>},
   };
 }
 

@@ -64,13 +64,12 @@ void inner_product_depends_only_on_relative_position(const Implementation& imple
   const std::int64_t highest = std::max(*std::max_element(m.c.begin(), m.c.end()), *std::max_element(n.c.begin(), n.c.end()));
   const std::int64_t shift = *gen_position(kLargestPosition - highest);
   RC_TAG(position_band(shift));
-  const std::vector<Wide> q = finite_input(spec, static_cast<std::size_t>(spec.d));
-  const std::vector<Wide> k = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const std::vector<Wide> q = comparable_input(spec, static_cast<std::size_t>(spec.d));
+  const std::vector<Wide> k = comparable_input(spec, static_cast<std::size_t>(spec.d));
   const Evaluation qm = evaluate(*evaluator, spec, m, q), kn = evaluate(*evaluator, spec, n, k);
   const Evaluation qs = evaluate(*evaluator, spec, shifted(m, shift, arity), q);
   const Evaluation ks = evaluate(*evaluator, spec, shifted(n, shift, arity), k);
-  require_equal_products(inner_product(qm, kn), inner_product(qs, ks), "<R(m)q, R(n)k> = <R(m+s)q, R(n+s)k>",
-                         fmt::format("{}; {}; {}; {}", qm.case_text(), kn.case_text(), qs.case_text(), ks.case_text()));
+  require_equal_products_by_term(qm, kn, qs, ks, rotary_terms(spec), "<R(m)q, R(n)k> = <R(m+s)q, R(n+s)k>, pair by pair");
 }
 
 void rotations_compose_additively(const Implementation& implementation) {
@@ -130,12 +129,12 @@ void rotation_at_negated_position_is_the_transpose(const Implementation& impleme
   const auto [spec, evaluator] = prepare(implementation, gen_plain_rotary_spec());
   const Point a = *gen_point(spec);
   RC_TAG(position_band(a.c[0]));
-  const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
-  const std::vector<Wide> y = finite_input(spec, static_cast<std::size_t>(spec.d));
+  const std::vector<Wide> x = comparable_input(spec, static_cast<std::size_t>(spec.d));
+  const std::vector<Wide> y = comparable_input(spec, static_cast<std::size_t>(spec.d));
   const Evaluation forward = evaluate(*evaluator, spec, a, x);
   const Evaluation backward = evaluate(*evaluator, spec, negated(a), y);
-  require_equal_products(inner_product(forward, unrounded(spec, y)), inner_product(unrounded(spec, x), backward),
-                         "<R(a)x, y> = <x, R(-a)y>", forward.case_text() + "; " + backward.case_text());
+  require_equal_products_by_term(forward, unrounded(spec, y), unrounded(spec, x), backward, rotary_terms(spec),
+                                 "<R(a)x, y> = <x, R(-a)y>, pair by pair");
 }
 
 void interleaved_and_half_layouts_differ_by_a_fixed_permutation(const Implementation& implementation) {
@@ -189,7 +188,7 @@ void partial_rotary_leaves_pass_through_dims_bit_identical(const Implementation&
   std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
   const std::vector<Wide> wild = *gen_values(spec.dtype, x.size(), Finiteness::specials_too);
   for (std::size_t e : pass_through_elements(spec)) x[e] = wild[e];
-  RC_TAG(value_kinds(wild));
+  RC_TAG(value_kinds(wild, spec.dtype));
   const Evaluation y = evaluate(*evaluator, spec, *gen_point(spec), x);
   for (std::size_t e : pass_through_elements(spec))
     require_identical(y.values[e], x[e], [&] {
@@ -307,41 +306,41 @@ void xpos_logits_do_not_depend_on_the_centring_offset(const Implementation& impl
   const std::int64_t half = xpos_position_limit(query) / 2;
   const std::int64_t m = *gen_position(half), n = *gen_position(half), shift = *gen_position(half);
   RC_TAG(position_band(shift));
-  const std::vector<Wide> q = finite_input(query, static_cast<std::size_t>(query.d));
-  const std::vector<Wide> k = finite_input(key, static_cast<std::size_t>(key.d));
+  const std::vector<Wide> q = comparable_input(query, static_cast<std::size_t>(query.d));
+  const std::vector<Wide> k = comparable_input(key, static_cast<std::size_t>(key.d));
   const Evaluation qm = evaluate(*query_evaluator, query, Point{{m}}, q), kn = evaluate(*key_evaluator, key, Point{{n}}, k);
   const Evaluation qs = evaluate(*query_evaluator, query, Point{{m + shift}}, q);
   const Evaluation ks = evaluate(*key_evaluator, key, Point{{n + shift}}, k);
-  require_equal_products(inner_product(qm, kn), inner_product(qs, ks),
-                         "<Q(m)q, K(n)k> = <Q(m+s)q, K(n+s)k>: the zeta powers cancel to zeta^((m-n)/scale_base)",
-                         fmt::format("{}; {}; {}; {}", qm.case_text(), kn.case_text(), qs.case_text(), ks.case_text()));
+  // Pair i's zeta powers cancel to zeta_i^((m-n)/scale_base) on its own, so the relation holds pair by pair.
+  require_equal_products_by_term(qm, kn, qs, ks, rotary_terms(query),
+                                 "<Q(m)q, K(n)k> = <Q(m+s)q, K(n+s)k>: the zeta powers cancel to zeta^((m-n)/scale_base)");
 }
 
 }  // namespace
 
 std::vector<Property> rotary_properties() {
   return {
-      {"rotationPreservesNormPerPair", "rope (every plan), xpos, mrope, rope2d", rotation_preserves_norm_per_pair},
+      {"rotationPreservesNormPerPair", "rope (every plan), xpos, mrope, rope2d", with_verdicts<rotation_preserves_norm_per_pair>},
       {"innerProductDependsOnlyOnRelativePosition", "rope (every plan), mrope, rope2d",
-       inner_product_depends_only_on_relative_position},
-      {"rotationsComposeAdditively", "rope (every plan), xpos, mrope, rope2d", rotations_compose_additively},
+       with_verdicts<inner_product_depends_only_on_relative_position>},
+      {"rotationsComposeAdditively", "rope (every plan), xpos, mrope, rope2d", with_verdicts<rotations_compose_additively>},
       {"rotationAtPositionZeroIsTheIdentity", "rope (every plan), xpos, mrope, rope2d",
-       rotation_at_position_zero_is_the_identity},
+       with_verdicts<rotation_at_position_zero_is_the_identity>},
       {"rotationAtNegatedPositionIsTheTranspose", "rope (every plan), mrope, rope2d",
-       rotation_at_negated_position_is_the_transpose},
+       with_verdicts<rotation_at_negated_position_is_the_transpose>},
       {"interleavedAndHalfLayoutsDifferByAFixedPermutation", "rope (every plan), xpos, mrope",
-       interleaved_and_half_layouts_differ_by_a_fixed_permutation},
+       with_verdicts<interleaved_and_half_layouts_differ_by_a_fixed_permutation>},
       {"negatedSignEqualsStandardRotationAtNegatedPosition", "rope (every plan), mrope, rope2d",
-       negated_sign_equals_standard_rotation_at_negated_position},
+       with_verdicts<negated_sign_equals_standard_rotation_at_negated_position>},
       {"partialRotaryLeavesPassThroughDimsBitIdentical", "rope (every plan), xpos, mrope",
-       partial_rotary_leaves_pass_through_dims_bit_identical},
+       with_verdicts<partial_rotary_leaves_pass_through_dims_bit_identical>},
       {"partialRotaryMatchesFullRotaryOfItsSlice", "rope (none, linear, yarn, llama3, dynamic)",
-       partial_rotary_matches_full_rotary_of_its_slice},
-      {"defaultFrequenciesFormTheBasePowerSeries", "rope, xpos, mrope", default_frequencies_form_the_base_power_series},
-      {"mropeWithEqualAxesIsOneDimensionalRope", "mrope (blocked, interleaved)", mrope_with_equal_axes_is_one_dimensional_rope},
-      {"mropePairsFollowOnlyTheirSectionAxis", "mrope (blocked, interleaved)", mrope_pairs_follow_only_their_section_axis},
-      {"axialRopeXPairsIgnoreYAndYPairsIgnoreX", "rope2d", axial_rope_x_pairs_ignore_y_and_y_pairs_ignore_x},
-      {"xposLogitsDoNotDependOnTheCentringOffset", "xpos", xpos_logits_do_not_depend_on_the_centring_offset},
+       with_verdicts<partial_rotary_matches_full_rotary_of_its_slice>},
+      {"defaultFrequenciesFormTheBasePowerSeries", "rope, xpos, mrope", with_verdicts<default_frequencies_form_the_base_power_series>},
+      {"mropeWithEqualAxesIsOneDimensionalRope", "mrope (blocked, interleaved)", with_verdicts<mrope_with_equal_axes_is_one_dimensional_rope>},
+      {"mropePairsFollowOnlyTheirSectionAxis", "mrope (blocked, interleaved)", with_verdicts<mrope_pairs_follow_only_their_section_axis>},
+      {"axialRopeXPairsIgnoreYAndYPairsIgnoreX", "rope2d", with_verdicts<axial_rope_x_pairs_ignore_y_and_y_pairs_ignore_x>},
+      {"xposLogitsDoNotDependOnTheCentringOffset", "xpos", with_verdicts<xpos_logits_do_not_depend_on_the_centring_offset>},
   };
 }
 

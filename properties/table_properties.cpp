@@ -167,7 +167,7 @@ void learned_gather_returns_the_table_row_bit_for_bit(const Implementation& impl
   const auto evaluator = implementation.prepare(spec, spec.rows);
   const std::vector<Wide> table =
       *gen_values(spec.dtype, static_cast<std::size_t>(spec.rows * spec.d), Finiteness::specials_too);
-  RC_TAG(value_kinds(table));
+  RC_TAG(value_kinds(table, spec.dtype));
   const std::int64_t p = *rc::gen::inRange<std::int64_t>(0, spec.rows);
   const Evaluation row = evaluate(*evaluator, spec, Point{{p}}, table);
   for (std::size_t e = 0; e < row.values.size(); ++e) {
@@ -203,17 +203,17 @@ void learned_position_past_the_table_is_rejected(const Implementation& implement
 std::vector<Property> table_properties() {
   return {
       {"sinusoidShiftIsAFixedBlockRotation", "sinusoidal (every order, layout, rule, offset), xl",
-       sinusoid_shift_is_a_fixed_block_rotation},
-      {"sinusoidEntriesLieOnTheUnitCircle", "sinusoidal, xl", sinusoid_entries_lie_on_the_unit_circle},
-      {"cosFirstOrderIsAFixedPermutationOfSinFirst", "sinusoidal", cos_first_order_is_a_fixed_permutation_of_sin_first},
+       with_verdicts<sinusoid_shift_is_a_fixed_block_rotation>},
+      {"sinusoidEntriesLieOnTheUnitCircle", "sinusoidal, xl", with_verdicts<sinusoid_entries_lie_on_the_unit_circle>},
+      {"cosFirstOrderIsAFixedPermutationOfSinFirst", "sinusoidal", with_verdicts<cos_first_order_is_a_fixed_permutation_of_sin_first>},
       {"interleavedAndConcatenatedSinusoidsDifferByAFixedPermutation", "sinusoidal",
-       interleaved_and_concatenated_sinusoids_differ_by_a_fixed_permutation},
-      {"oddDimensionLeavesAZeroLastColumn", "sinusoidal (half layout, odd d)", odd_dimension_leaves_a_zero_last_column},
-      {"sinusoidOffsetShiftsPositions", "sinusoidal", sinusoid_offset_shifts_positions},
-      {"sinusoidAtPositionZeroIsSinZeroCosOne", "sinusoidal, xl", sinusoid_at_position_zero_is_sin_zero_cos_one},
-      {"xlRowDependsOnlyOnTheClampedDistance", "xl", xl_row_depends_only_on_the_clamped_distance},
-      {"learnedGatherReturnsTheTableRowBitForBit", "learned", learned_gather_returns_the_table_row_bit_for_bit},
-      {"learnedPositionPastTheTableIsRejected", "learned", learned_position_past_the_table_is_rejected},
+       with_verdicts<interleaved_and_concatenated_sinusoids_differ_by_a_fixed_permutation>},
+      {"oddDimensionLeavesAZeroLastColumn", "sinusoidal (half layout, odd d)", with_verdicts<odd_dimension_leaves_a_zero_last_column>},
+      {"sinusoidOffsetShiftsPositions", "sinusoidal", with_verdicts<sinusoid_offset_shifts_positions>},
+      {"sinusoidAtPositionZeroIsSinZeroCosOne", "sinusoidal, xl", with_verdicts<sinusoid_at_position_zero_is_sin_zero_cos_one>},
+      {"xlRowDependsOnlyOnTheClampedDistance", "xl", with_verdicts<xl_row_depends_only_on_the_clamped_distance>},
+      {"learnedGatherReturnsTheTableRowBitForBit", "learned", with_verdicts<learned_gather_returns_the_table_row_bit_for_bit>},
+      {"learnedPositionPastTheTableIsRejected", "learned", with_verdicts<learned_position_past_the_table_is_rejected>},
   };
 }
 

@@ -10,8 +10,10 @@
 
 #include "precision/error_model.hpp"
 #include "backends/cpu/rotary_kernels.hpp"
+#include "backends/cpu/threading.hpp"
 #include "backends/cpu/wide_conversion.hpp"
 #include "spec/spec_error.hpp"
+#include "support/thread_team.hpp"
 
 namespace peconform::cpu {
 namespace {
@@ -207,8 +209,12 @@ TEST(CpuKernels, CosSinCacheMatchesOnTheFlyBitForBit) {
 }
 
 TEST(CpuKernels, ThreadedCallsMatchOneTokenCallsBitForBit) {
-  // 1 x 512 x 8 x 128 elements: well past the size at which a call takes an OpenMP team.
+  // 1 x 512 x 8 x 128 elements: well past the size at which a call takes an OpenMP team, and
+  // the team has two threads whatever OMP_NUM_THREADS says.
   constexpr std::int64_t kTokens = 512, kTeamHeads = 8;
+  static_assert(kTokens * kTeamHeads * 128 >= kElementsWorthThreads);
+  const TwoThreadTeam team;
+  ASSERT_EQ(TwoThreadTeam::granted(), 2);
   for (const char* text : {"rope(d=128,layout=half,dtype=bf16)", "mrope(d=128,sections=[16,24,24],dtype=fp32)"}) {
     const RotaryPlan plan = make_rotary_plan(Spec::parse(text), 1 << 20);
     with_storage_type(plan.spec.dtype, [&](auto tag) {

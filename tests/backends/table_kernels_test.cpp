@@ -7,8 +7,10 @@
 #include "precision/error_model.hpp"
 #include "backends/cpu/index_kernels.hpp"
 #include "backends/cpu/table_kernels.hpp"
+#include "backends/cpu/threading.hpp"
 #include "backends/cpu/wide_conversion.hpp"
 #include "spec/spec_error.hpp"
+#include "support/thread_team.hpp"
 
 namespace peconform::cpu {
 namespace {
@@ -74,9 +76,13 @@ TEST(TableKernels, AlibiBiasBlockIsWithinItsBoundInEveryDtype) {
 }
 
 TEST(TableKernels, ThreadedCallsMatchOneRowCallsBitForBit) {
-  // Both calls are well past the size at which a call takes an OpenMP team.
+  // Both calls are well past the size at which a call takes an OpenMP team, and the team has
+  // two threads whatever OMP_NUM_THREADS says.
+  const TwoThreadTeam team;
+  ASSERT_EQ(TwoThreadTeam::granted(), 2);
   const SinusoidPlan sinusoid = make_sinusoid_plan(Spec::parse("sinusoidal(d=32,layout=interleaved,dtype=bf16)"));
   constexpr std::int64_t kRows = 2048;
+  static_assert(kRows * 32 >= kElementsWorthThreads);
   std::vector<BFloat16> table(kRows * 32), row(32);
   sinusoid_rows<BFloat16>(sinusoid, 100, kRows, table.data(), 32);
   for (std::int64_t r = 0; r < kRows; ++r) {
@@ -85,6 +91,7 @@ TEST(TableKernels, ThreadedCallsMatchOneRowCallsBitForBit) {
   }
   const AlibiPlan alibi = make_alibi_plan(Spec::parse("alibi(heads=8,mode=causal,dtype=fp32)"));
   constexpr std::int64_t kLength = 96;
+  static_assert(8 * kLength * kLength >= kElementsWorthThreads);
   std::vector<float> block(8 * kLength * kLength), heads(8);
   alibi_bias<float>(alibi, 0, kLength, 0, kLength, block.data());
   for (std::int64_t q = 0; q < kLength; ++q)

@@ -1,0 +1,128 @@
+// The generators draw special values and the large-position bands at every RapidCheck size
+// (size-scaled draws would hide them below size 75 to 100), comparable vectors stay within
+// their spread, and value_kinds() labels subnormals by each dtype's own threshold.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
+
+#include "properties/generators.hpp"
+
+namespace peconform {
+namespace {
+
+constexpr Dtype kDtypes[] = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
+constexpr int kSmallSizes[] = {0, 10};
+
+// `count` values of `gen` at RapidCheck size `size`, from a fixed seed.
+template <class T> std::vector<T> sample(const rc::Gen<T>& gen, int size, int count) {
+  rc::Random random(20261122);
+  std::vector<T> out;
+  for (int i = 0; i < count; ++i) out.push_back(gen(random.split(), size).value());
+  return out;
+}
+
+struct DtypeRange {
+  Wide smallest_normal, largest;
+};
+
+DtypeRange range_of(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::fp64: return {ldexp(Wide(1), -1022), Wide(std::numeric_limits<double>::max())};
+    case Dtype::fp32: return {ldexp(Wide(1), -126), Wide(std::numeric_limits<float>::max())};
+    case Dtype::fp16: return {ldexp(Wide(1), -14), Wide(65504)};
+    case Dtype::bf16: return {ldexp(Wide(1), -126), ldexp(Wide(255), 120)};
+  }
+  return {};
+}
+
+const char* dtype_text(Dtype dtype) {
+  constexpr const char* kNames[] = {"fp64", "fp32", "fp16", "bf16"};
+  return kNames[static_cast<int>(dtype)];
+}
+
+TEST(Generators, ValuesOfEveryKindAppearAtSmallSizes) {
+  for (Dtype dtype : kDtypes)
+    for (int size : kSmallSizes) {
+      const DtypeRange range = range_of(dtype);
+      const std::vector<std::pair<const char*, std::function<bool(const Wide&)>>> kinds{
+          {"+0", [](const Wide& v) { return v == 0 && !signbit(v); }},
+          {"-0", [](const Wide& v) { return v == 0 && signbit(v); }},
+          {"subnormal", [&](const Wide& v) { return v != 0 && abs(v) < range.smallest_normal; }},
+          {"largest finite", [&](const Wide& v) { return abs(v) == range.largest; }},
+          {"NaN", [](const Wide& v) { return isnan(v); }},
+          {"Inf", [](const Wide& v) { return isinf(v); }},
+          {"above 2^8", [](const Wide& v) { return isfinite(v) && abs(v) > 256 && abs(v) < 1e300; }},
+          {"normal below 2^-8", [&](const Wide& v) { return abs(v) >= range.smallest_normal && abs(v) < Wide(1) / 256; }}};
+      std::vector<Wide> values;
+      for (const std::vector<Wide>& drawn : sample(gen_values(dtype, 4, Finiteness::specials_too), size, 1000))
+        values.insert(values.end(), drawn.begin(), drawn.end());
+      for (const auto& [name, holds] : kinds)
+        EXPECT_TRUE(std::any_of(values.begin(), values.end(), holds)) << dtype_text(dtype) << " at size " << size << ": no " << name;
+      std::vector<Wide> finite;
+      for (const std::vector<Wide>& drawn : sample(gen_values(dtype, 4, Finiteness::finite_only), size, 1000))
+        finite.insert(finite.end(), drawn.begin(), drawn.end());
+      EXPECT_TRUE(std::all_of(finite.begin(), finite.end(), [](const Wide& v) { return isfinite(v); })) << dtype_text(dtype);
+      EXPECT_TRUE(std::any_of(finite.begin(), finite.end(), [&](const Wide& v) { return abs(v) == range.smallest_normal; }))
+          << dtype_text(dtype) << " at size " << size << ": no smallest normal";
+    }
+}
+
+TEST(Generators, LargePositionBandsAppearAtSmallSizes) {
+  for (int size : kSmallSizes) {
+    const std::vector<std::int64_t> positions = sample(gen_position(), size, 2000);
+    auto any_in = [&](std::int64_t lo, std::int64_t hi) {
+      return std::any_of(positions.begin(), positions.end(), [&](std::int64_t p) { return p >= lo && p < hi; });
+    };
+    EXPECT_TRUE(any_in(0, 1)) << "size " << size;
+    EXPECT_TRUE(any_in(2, 1 << 10)) << "size " << size;
+    EXPECT_TRUE(any_in(std::int64_t{1} << 23, std::int64_t{1} << 24)) << "size " << size << ": fp32-angle's horizon band";
+    EXPECT_TRUE(any_in((std::int64_t{1} << 24) + 2, kLargestPosition)) << "size " << size;
+    EXPECT_TRUE(any_in(kLargestPosition, kLargestPosition + 1)) << "size " << size;
+    const std::vector<std::int64_t> limited = sample(gen_position(1000), size, 2000);
+    EXPECT_TRUE(std::all_of(limited.begin(), limited.end(), [](std::int64_t p) { return p >= 0 && p <= 1000; }));
+    EXPECT_TRUE(std::any_of(limited.begin(), limited.end(), [](std::int64_t p) { return p > 500; })) << "size " << size;
+  }
+}
+
+TEST(Generators, ComparableValuesShareTheirVectorsBinades) {
+  for (Dtype dtype : kDtypes)
+    for (int size : kSmallSizes) {
+      const DtypeRange range = range_of(dtype);
+      bool specials = false;
+      for (const std::vector<Wide>& values : sample(gen_comparable_values(dtype, 16), size, 500)) {
+        // Elements other than the special ones lie within the spread below the vector's top
+        // binade (one more binade for the mantissa).
+        Wide top(0), bottom = range.largest;
+        for (const Wide& v : values) {
+          ASSERT_TRUE(isfinite(v));
+          if (v == 0 || abs(v) < range.smallest_normal || abs(v) == range.largest) {
+            specials = true;
+            continue;
+          }
+          top = std::max(top, abs(v));
+          bottom = std::min(bottom, abs(v));
+        }
+        if (top > 0) {
+          EXPECT_LT(top / bottom, ldexp(Wide(1), kComparableSpread + 1)) << dtype_text(dtype);
+        }
+      }
+      EXPECT_TRUE(specials) << dtype_text(dtype) << " at size " << size;
+    }
+}
+
+TEST(Generators, ValueKindsUseEachDtypesOwnSubnormalThreshold) {
+  EXPECT_EQ(value_kinds({ldexp(Wide(1), -20)}, Dtype::fp16), "subnormal");
+  EXPECT_EQ(value_kinds({ldexp(Wide(1), -14)}, Dtype::fp16), "normal");
+  EXPECT_EQ(value_kinds({ldexp(Wide(1), -20)}, Dtype::fp32), "normal");
+  EXPECT_EQ(value_kinds({ldexp(Wide(1), -130)}, Dtype::fp32), "subnormal");
+  EXPECT_EQ(value_kinds({ldexp(Wide(1), -130)}, Dtype::bf16), "subnormal");
+  EXPECT_EQ(value_kinds({ldexp(Wide(1), -130)}, Dtype::fp64), "normal");
+  EXPECT_EQ(value_kinds({ldexp(Wide(1), -1030)}, Dtype::fp64), "subnormal");
+  EXPECT_EQ(value_kinds({Wide(0), Wide(1)}, Dtype::fp64), "zero");
+}
+
+}  // namespace
+}  // namespace peconform
