@@ -188,6 +188,26 @@ void add_precision_mutants(const AddMutant& add) {
                  claimed.theta = ThetaRecipe::hf;
                  return claimed;
                }});
+  add("unrotated-beyond-2p23", "a float32-angle kernel that leaves every pair with |p theta| > 2^23 unrotated",
+      Mutation{{}, {},
+               [](const Spec& spec, const Point& point, std::span<const Wide> input, std::vector<Wide>& values,
+                  const Evaluator& correct) {
+                 if (spec.family != Family::rope) return;
+                 const PairAngles unit = pair_angles(correct, spec, Point{{1}});
+                 const auto pairs = rotary_pairs(spec);
+                 for (std::size_t i = 0; i < pairs.size(); ++i)
+                   if (abs(Wide(point.c[0]) * unit.angle[i]) > Wide(0x1p23)) {
+                     values[pairs[i].first] = input[pairs[i].first];
+                     values[pairs[i].second] = input[pairs[i].second];
+                   }
+               },
+               [](const Spec& spec) {
+                 Spec claimed = spec;
+                 if (claimed.family != Family::rope) return claimed;
+                 claimed.precision = PrecisionClass::fp32_angle;
+                 claimed.theta = ThetaRecipe::exact;
+                 return claimed;
+               }});
   add("yarn-attention-factor-dropped", "YaRN's attention factor (0.1 ln s + 1, or its mscale form) left out of cos and sin",
       Mutation{[](Spec spec, std::int64_t) {
                  if (spec.scaling.kind == PlanKind::yarn) spec.scaling.attention = Decimal(1);
