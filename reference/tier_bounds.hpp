@@ -2,21 +2,24 @@
 // How far each reference tier may stray from the exact value, element by element, once its
 // result is seen as IEEE binary128 (the value type every implementation reports in).
 //
-// Fast tier (binary128 arithmetic), with u = 2^-113 its unit roundoff:
-// - A frequency theta from pow/exp of a decimal base carries a relative error of about
-//   (|ln theta| + c) u: the exponent's rounding is magnified by |ln theta|; a scaling plan
-//   adds a few roundings more.
-// - An angle phi = p theta then has an absolute error of about |phi| (|ln theta| + c) u, and
-//   sin/cos add an ulp each; xPos's zeta^(n/scale_base) adds |ln(that amplitude)| u relatively,
-//   plus 6 |n/scale_base| u from the (up to six) roundings of zeta itself, which the power
-//   multiplies by n/scale_base (they dominate where zeta is near 1 and |ln zeta| is small).
+// Fast tier (binary128 arithmetic), with u = 2^-113 its unit roundoff, derived by counting the
+// roundings of each chain (precision/measured_constants.md, checked against the exact tier by
+// precision/fast_tier_constant_scan):
+// - A frequency theta from pow/exp of a decimal base carries a relative error of
+//   (w |ln theta| + 16 + x) u: the exponent's rounding is magnified by |ln theta| (w = 1; 2 for
+//   dynamic NTK, 6 for geometric sinusoids), and a plan adds x (|ln factor| for the scaling
+//   factors, 2f + 2 for dynamic NTK's cancelling length ratio, a mixing term (f - 1)(weight
+//   error + 2) + 3 for YaRN's ramp and llama3's smoothing).
+// - An angle phi = p theta then has an absolute error of |phi| (w |ln theta| + 16 + x) u, and
+//   sin/cos, the amplitude and the final products add up to 20 u (plus a YaRN mscale ratio's
+//   own error); xPos's zeta^(n/scale_base) adds 2 |ln(that amplitude)| u relatively, plus
+//   6 |n/scale_base| u from the roundings of zeta itself, which the power multiplies.
 // - A rotated pair of norm r with amplitude A is therefore off by at most
-//   B = A r u (|phi| (|ln theta| + 16) + |ln a_xpos| + 6 |n/scale_base| + 16); a table entry
-//   (r = 1) likewise;
-//   an ALiBi bias b = -m|i-j| by |b| u (|ln m| + 16). Gathers, pass-through dims, T5 and Shaw
-//   indices, and masked -inf entries must be identical (B = 0).
-// The constant 16 covers the handful of roundings in each chain with room to spare; the
-// self-check reports the worst observed ratio to B so that its tightness is visible.
+//   B = A r u (|phi| (w |ln theta| + 16 + x) + 20 + a + 2 |ln a_xpos| + 6 |n/scale_base|); a
+//   table entry (r = 1) likewise; an ALiBi bias b = -m|i-j| by |b| u (|ln m| + 16). Gathers,
+//   pass-through dims, T5 and Shaw indices, and masked -inf entries must be identical (B = 0).
+// The self-check and the campaign report the worst observed ratio to B, so that its tightness
+// is visible.
 //
 // Exact tier (MPFR, 60 digits): the same chain with u = 10^-60 stays below 2^-150 relative for
 // every angle up to 2^40 rad, so what it reports in binary128 is off by the final rounding to
