@@ -241,6 +241,14 @@ rc::Gen<PrecisionClass> gen_precision() {
   return rc::gen::element(PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache);
 }
 
+// Under fp32-angle, how the kernel forms theta (README, `theta`): each recipe alike, where the
+// plan allows one.
+void draw_theta_recipe(Spec& spec) {
+  const bool recipes = spec.precision == PrecisionClass::fp32_angle &&
+                       (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear);
+  if (recipes) spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta, ThetaRecipe::ggml);
+}
+
 rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
   return rc::gen::exec([shape] {
     Spec spec;
@@ -254,6 +262,7 @@ rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
     if (spec.amp.to_double() == 0) spec.amp = Decimal(1);
     if (shape.family == Family::rope2d) {
       spec.d = 4 * *rc::gen::inRange(1, 33);
+      draw_theta_recipe(spec);
       return validated(spec);
     }
     spec.d = *gen_even_dims();
@@ -276,6 +285,7 @@ rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
       spec.sections = gen_sections(rotary / 2);
       spec.section_mode = *rc::gen::element(SectionMode::blocked, SectionMode::interleaved);
     }
+    draw_theta_recipe(spec);
     return validated(spec);
   });
 }
