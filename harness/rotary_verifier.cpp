@@ -63,7 +63,7 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
   std::vector<PairConstants> out;
   for (int pair = 0; pair < dims / 2; ++pair) {
     const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
-      const Wide frequency = reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)];
+    const Wide frequency = reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)];
     PairConstants c{a, b, rotary_axis(spec, pair), frequency, 0, angle_growth<Wide>(spec, pair, frequency)};
     if (spec.family == Family::xpos) {
       const Wide log_zeta = log(xpos_zeta<Wide>(spec, pair)) / from_decimal<Wide>(spec.scale_base);

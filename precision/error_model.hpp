@@ -32,10 +32,10 @@
 //
 // Unconstrained: where the part of B proportional to the element's own scale (A r for an element
 // of a rotated pair, 1 for a table entry, |b| for a bias) reaches that scale, the bound says
-// nothing (the absolute subnormal terms alone still pin an element of tiny scale near 0), and where A max(r, 1) (or
-// zeta^(n/s) max(r, 1), which the kernel forms first) or |b| comes within 2^-6 of the storage
-// format's largest value, the result (or cos/sin in the cache) may overflow and the kernel makes
-// no claim. Either way claimed_error_bounds reports +inf: such an element is counted apart,
+// nothing (the absolute subnormal terms alone still pin an element of tiny scale near 0); and
+// where A max(r, 1) (or zeta^(n/s) max(r, 1), which the kernel forms first) or |b| comes within
+// 2^-6 of the storage format's largest value, the result (or cos/sin in the cache) may overflow
+// and the kernel makes no claim. Either way claimed_error_bounds reports +inf: such an element is counted apart,
 // never as a pass. Pass-through dims, gathers, T5 and Shaw indices and masked biases must be
 // identical: B = 0.
 #include <algorithm>

@@ -7,12 +7,12 @@
 
 namespace peconform {
 
-bool start_property_run(int& argc, char** argv) {
+bool start_property_run(int& argc, char** argv, int ci_cases) {
   const char* chosen = std::getenv("PECONFORM_PROPERTY_PROFILE");
   const std::string profile = chosen == nullptr || *chosen == '\0' ? "ci" : chosen;
   std::string params;
   if (profile == "ci") {
-    params = fmt::format("seed={} max_success={}", kCiSeed, kCiCases);
+    params = fmt::format("seed={} max_success={}", kCiSeed, ci_cases);
   } else if (profile == "deep") {
     params = fmt::format("max_success={}", kDeepCases);
   } else {

@@ -1,7 +1,8 @@
 // Every property of the catalog, registered as ExactTier.<property>, FastTier.<property> and
 // Cpu.<property> (our CPU kernels, under each spec's dtype and precision class). The suites
 // are registered at start-up from the catalog, so adding a property to properties/ adds it to
-// every implementation without a line here.
+// every implementation without a line here. Built twice: exact_property_test holds the exact
+// tier, at its own CI budget (property_profile.hpp), and property_test the others.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -39,9 +40,13 @@ void register_properties(const char* suite, const Implementation& implementation
 }  // namespace peconform
 
 int main(int argc, char** argv) {
-  if (!peconform::start_property_run(argc, argv)) return 2;
+#ifdef PECONFORM_EXACT_TIER_PROPERTIES
+  if (!peconform::start_property_run(argc, argv, peconform::kExactTierCiCases)) return 2;
   peconform::register_properties("ExactTier", peconform::exact_tier());
+#else
+  if (!peconform::start_property_run(argc, argv)) return 2;
   peconform::register_properties("FastTier", peconform::fast_tier());
   peconform::register_properties("Cpu", peconform::cpu_backend());
+#endif
   return RUN_ALL_TESTS();
 }
