@@ -1,7 +1,7 @@
 #pragma once
 // What every error model reads from the reference, element pair by element pair: for a rotated
 // pair its elements, input norm, angle, frequency and amplitude; for a sinusoid table pair its
-// elements, angle and frequency. The fast tier's bound (tier_bounds.cpp) and the CPU kernels'
+// elements, angle and frequency. The fast tier's bound (tier_bounds.cpp) and the precision classes'
 // (precision/error_model.cpp) weigh these differently; they read them here.
 #include <cstddef>
 #include <span>
