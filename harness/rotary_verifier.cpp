@@ -20,7 +20,8 @@ namespace peconform::harness {
 namespace {
 
 struct PairConstants {
-  std::size_t a = 0, b = 0;
+  std::size_t a = 0, b = 0;        // where the pair is written
+  std::size_t in_a = 0, in_b = 0;  // where it is read (rotary_pair_inputs)
   int axis = 0;
   Wide frequency;
   Wide log_zeta = 0;  // xPos: ln(zeta_i) / scale_base, signed by role
@@ -44,7 +45,7 @@ struct TokenPair {
 
 // The fast path's view of a TokenPair, compact so that a row's pairs stay in cache.
 struct FastPair {
-  std::int64_t a = 0, b = 0;
+  std::int64_t a = 0, b = 0, in_a = 0, in_b = 0;
   double cos = 0, sin = 0, amplitude = 0, relative = 0, reference_relative = 0;
   double claim_scale = 0;  // +inf where the fast path must not decide (the binary128 pairs)
 };
@@ -63,8 +64,9 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
   std::vector<PairConstants> out;
   for (int pair = 0; pair < dims / 2; ++pair) {
     const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
+    const auto [in_a, in_b] = rotary_pair_inputs(spec.layout, start, dims, pair);
     const Wide frequency = reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)];
-    PairConstants c{a, b, rotary_axis(spec, pair), frequency, 0, angle_growth<Wide>(spec, pair, frequency)};
+    PairConstants c{a, b, in_a, in_b, rotary_axis(spec, pair), frequency, 0, angle_growth<Wide>(spec, pair, frequency)};
     if (spec.family == Family::xpos) {
       const Wide log_zeta = log(xpos_zeta<Wide>(spec, pair)) / from_decimal<Wide>(spec.scale_base);
       c.log_zeta = spec.role == XposRole::query ? log_zeta : -log_zeta;
@@ -110,7 +112,8 @@ FastPair fast_pair(const PairConstants& pair, const TokenPair& t) {
   // 2^-50 to cover that division's rounding, so the fast path stays inside the claim.
   // A pair whose bound constrains nothing goes to the full check, which counts it unconstrained.
   const bool screened = !t.in_binary128 && t.terms.constrains();
-  return {static_cast<std::int64_t>(pair.a), static_cast<std::int64_t>(pair.b), t.cos, t.sin, t.amplitude, t.terms.relative,
+  return {static_cast<std::int64_t>(pair.a), static_cast<std::int64_t>(pair.b), static_cast<std::int64_t>(pair.in_a),
+          static_cast<std::int64_t>(pair.in_b), t.cos, t.sin, t.amplitude, t.terms.relative,
           t.reference_relative, screened ? t.claim_scale * (1 + 0x1p-50) : std::numeric_limits<double>::infinity()};
 }
 
@@ -170,7 +173,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
       std::uint64_t decided_elements = 0;
       for (std::size_t j = 0; j < pairs.size(); ++j) {
         const FastPair& t = fast[j];
-        const double xa = Access::load(x, t.a * in_step), xb = Access::load(x, t.b * in_step);
+        const double xa = Access::load(x, t.in_a * in_step), xb = Access::load(x, t.in_b * in_step);
         const double ya = Access::load(y, t.a * out_step), yb = Access::load(y, t.b * out_step);
         const double r = std::sqrt(xa * xa + xb * xb);
         const double scale = t.amplitude * r;
@@ -205,13 +208,13 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const std::size_t j = slow[k];
         const PairConstants& pair = pairs[j];
         const TokenPair& t = token[j];
-        const std::int64_t ia = in.offset_of(b, s, h, static_cast<std::int64_t>(pair.a));
-        const std::int64_t ib = in.offset_of(b, s, h, static_cast<std::int64_t>(pair.b));
+        const std::int64_t ia = in.offset_of(b, s, h, static_cast<std::int64_t>(pair.in_a));
+        const std::int64_t ib = in.offset_of(b, s, h, static_cast<std::int64_t>(pair.in_b));
         const double xa = Access::value(in, ia), xb = Access::value(in, ib);
         const std::int64_t oa = out.offset_of(b, s, h, static_cast<std::int64_t>(pair.a));
         const std::int64_t ob = out.offset_of(b, s, h, static_cast<std::int64_t>(pair.b));
         const double ya = Access::value(out, oa), yb = Access::value(out, ob);
-        auto input_text = [&] { return fmt::format("x[{}]={}, x[{}]={}", pair.a, hex_and_decimal(xa), pair.b, hex_and_decimal(xb)); };
+        auto input_text = [&] { return fmt::format("x[{}]={}, x[{}]={}", pair.in_a, hex_and_decimal(xa), pair.in_b, hex_and_decimal(xb)); };
         if (std::isnan(xa) || std::isnan(xb)) {
           // The propagation policy: a NaN in a pair makes both of its outputs NaN.
           for (const auto& [e, y] : {std::pair{pair.a, ya}, std::pair{pair.b, yb}}) {

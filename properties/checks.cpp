@@ -167,6 +167,13 @@ std::vector<std::pair<std::size_t, std::size_t>> rotary_pairs(const Spec& spec) 
   return out;
 }
 
+std::vector<std::pair<std::size_t, std::size_t>> rotary_input_pairs(const Spec& spec) {
+  const auto [start, dims] = rotary_slice(spec);
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (int pair = 0; pair < dims / 2; ++pair) out.push_back(rotary_pair_inputs(spec.layout, start, dims, pair));
+  return out;
+}
+
 std::vector<std::size_t> pass_through_elements(const Spec& spec) {
   const auto [start, dims] = rotary_slice(spec);
   std::vector<std::size_t> out;

@@ -80,8 +80,11 @@ std::string element_text(std::size_t element);
 // The input values for the pair of elements (a, b), or for one element when a == b.
 std::string input_text(const Evaluation& evaluation, std::size_t a, std::size_t b);
 
-// The rotated pairs of a rotary spec as element pairs (a, b), in pair order.
+// The rotated pairs of a rotary spec as the element pairs (a, b) they are written to, in pair order.
 std::vector<std::pair<std::size_t, std::size_t>> rotary_pairs(const Spec& spec);
+// The same pairs as the elements they are read from (other than rotary_pairs only under
+// layout=interleaved-to-half).
+std::vector<std::pair<std::size_t, std::size_t>> rotary_input_pairs(const Spec& spec);
 // The elements a rotary spec passes through unchanged.
 std::vector<std::size_t> pass_through_elements(const Spec& spec);
 // The frequency pairs (sin-or-cos element, its partner) of a sinusoidal or xl row.

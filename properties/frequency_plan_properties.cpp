@@ -86,7 +86,7 @@ void llama3_frequencies_are_continuous_at_both_band_edges(const Implementation& 
   const auto inside_evaluator = implementation.prepare(inside, 2);
   std::vector<Wide> x(static_cast<std::size_t>(spec.d), Wide(0));
   const auto [a, b] = rotary_pairs(spec)[static_cast<std::size_t>(pair)];
-  x[a] = 1;
+  x[rotary_input_pairs(spec)[static_cast<std::size_t>(pair)].first] = 1;
   const Evaluation y_out = evaluate(*outside_evaluator, outside, Point{{1}}, x);
   const Evaluation y_in = evaluate(*inside_evaluator, inside, Point{{1}}, x);
   const Wide amplitude = pair_norm(y_out.values, a, b) + pair_bound(y_out, a, b);

@@ -249,12 +249,22 @@ void draw_theta_recipe(Spec& spec) {
   if (recipes) spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta, ThetaRecipe::ggml);
 }
 
+const std::vector<Layout>& rotating_layouts() {
+  static const std::vector<Layout> layouts{Layout::interleaved, Layout::half};
+  return layouts;
+}
+
+const std::vector<Layout>& every_layout() {
+  static const std::vector<Layout> layouts{Layout::interleaved, Layout::half, Layout::interleaved_to_half};
+  return layouts;
+}
+
 rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
   return rc::gen::exec([shape] {
     Spec spec;
     spec.family = shape.family;
     spec.base = *gen_base();
-    spec.layout = *rc::gen::element(Layout::interleaved, Layout::half);
+    spec.layout = *rc::gen::elementOf(shape.family == Family::rope2d ? rotating_layouts() : shape.layouts);
     spec.sign = *rc::gen::element(1, -1);
     spec.dtype = *gen_dtype();
     spec.precision = *gen_precision();
@@ -296,9 +306,9 @@ const std::vector<PlanKind>& all_plans() {
   return plans;
 }
 
-rc::Gen<Spec> gen_plain_rotary_spec() {
-  return rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes}),
-                        gen_rotary_spec({Family::mrope, {PlanKind::none, PlanKind::linear}, Partial::sometimes}),
+rc::Gen<Spec> gen_plain_rotary_spec(const std::vector<Layout>& layouts) {
+  return rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes, layouts}),
+                        gen_rotary_spec({Family::mrope, {PlanKind::none, PlanKind::linear}, Partial::sometimes, layouts}),
                         gen_rotary_spec({Family::rope2d, {PlanKind::none}, Partial::never}));
 }
 

@@ -57,17 +57,23 @@ rc::Gen<PrecisionClass> gen_precision();
 // xpos and mrope only; rope2d has none). `partial` says whether rot < d (odd d included) may
 // or must appear.
 enum class Partial { never, sometimes, always };
+// The layouts that write each pair where they read it, so that the map is a rotation.
+const std::vector<Layout>& rotating_layouts();
+// Those and interleaved_to_half, a rotation followed by a fixed permutation (rope2d draws only
+// the rotating ones, the only ones it has).
+const std::vector<Layout>& every_layout();
 struct RotaryShape {
   Family family = Family::rope;
   std::vector<PlanKind> plans{PlanKind::none};
   Partial partial = Partial::sometimes;
+  std::vector<Layout> layouts = every_layout();
 };
 // Every frequency plan.
 const std::vector<PlanKind>& all_plans();
 rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape);
 // A rotary spec of any family among rope, mrope and rope2d (those with R(a)R(b) = R(a+b) and
-// no position-dependent amplitude), any plan where the family takes one.
-rc::Gen<Spec> gen_plain_rotary_spec();
+// no position-dependent amplitude), any plan where the family takes one, in one of `layouts`.
+rc::Gen<Spec> gen_plain_rotary_spec(const std::vector<Layout>& layouts = every_layout());
 
 rc::Gen<Spec> gen_sinusoidal_spec();
 rc::Gen<Spec> gen_xl_spec();

@@ -13,9 +13,9 @@ namespace peconform {
 namespace {
 
 // Every rotary family; xPos limited to the plans whose frequencies it shares with RoPE.
-rc::Gen<Spec> gen_any_rotary_spec() {
-  return rc::gen::oneOf(gen_plain_rotary_spec(),
-                        gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear}, Partial::sometimes}));
+rc::Gen<Spec> gen_any_rotary_spec(const std::vector<Layout>& layouts = every_layout()) {
+  return rc::gen::oneOf(gen_plain_rotary_spec(layouts),
+                        gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear}, Partial::sometimes, layouts}));
 }
 
 struct Prepared {
@@ -73,7 +73,9 @@ void inner_product_depends_only_on_relative_position(const Implementation& imple
 }
 
 void rotations_compose_additively(const Implementation& implementation) {
-  const auto [spec, evaluator] = prepare(implementation, gen_any_rotary_spec());
+  // interleaved_to_half is a rotation followed by a permutation, so applied twice it permutes
+  // twice; interleavedToHalfIsInterleavedThenRegrouped ties it to a rotating layout instead.
+  const auto [spec, evaluator] = prepare(implementation, gen_any_rotary_spec(rotating_layouts()));
   const Point a = *gen_point(spec, position_limit(spec) / 2), b = *gen_point(spec, position_limit(spec) / 2);
   RC_TAG(position_band(a.c[0] + b.c[0]));
   const Point sum = add_points(a, b);
@@ -108,14 +110,18 @@ void rotation_at_position_zero_is_the_identity(const Implementation& implementat
   const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
   const Evaluation zero = evaluate(*evaluator, spec, Point{}, x);
   const Evaluation unit = evaluate(*evaluator, spec, Point{}, unit_pairs_input(spec));
-  for (const auto& [a, b] : rotary_pairs(spec)) {
-    // The amplitude A is what R(0) makes of (1, 0); R(0)x must be A x, turned by nothing.
+  const auto pairs = rotary_pairs(spec), inputs = rotary_input_pairs(spec);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    // The amplitude A is what R(0) makes of (1, 0); R(0)x must be A x, turned by nothing (and
+    // moved from where the pair is read to where it is written).
+    const auto [a, b] = pairs[i];
+    const auto [in_a, in_b] = inputs[i];
     const Wide amplitude = pair_norm(unit.values, a, b);
-    for (std::size_t e : {a, b})
-      require_close(zero.values[e], amplitude * x[e],
-                    zero.bounds[e] + pair_bound(unit, a, b) * abs(x[e]) + check_rounding(abs(zero.values[e]), 4), [&] {
+    for (const auto& [e, from] : {std::pair{a, in_a}, std::pair{b, in_b}})
+      require_close(zero.values[e], amplitude * x[from],
+                    zero.bounds[e] + pair_bound(unit, a, b) * abs(x[from]) + check_rounding(abs(zero.values[e]), 4), [&] {
                       return Site{"R(0)x = A x on every rotated pair", zero.case_text(), element_text(e),
-                                  input_text(zero, a, b), spec.dtype};
+                                  input_text(zero, in_a, in_b), spec.dtype};
                     });
   }
   for (std::size_t e : pass_through_elements(spec))
@@ -126,7 +132,8 @@ void rotation_at_position_zero_is_the_identity(const Implementation& implementat
 }
 
 void rotation_at_negated_position_is_the_transpose(const Implementation& implementation) {
-  const auto [spec, evaluator] = prepare(implementation, gen_plain_rotary_spec());
+  // Only a rotation has its inverse as its transpose (see rotations_compose_additively).
+  const auto [spec, evaluator] = prepare(implementation, gen_plain_rotary_spec(rotating_layouts()));
   const Point a = *gen_point(spec);
   RC_TAG(position_band(a.c[0]));
   const std::vector<Wide> x = comparable_input(spec, static_cast<std::size_t>(spec.d));
@@ -161,6 +168,44 @@ void interleaved_and_half_layouts_differ_by_a_fixed_permutation(const Implementa
       return Site{"half(P x) = P interleaved(x)", yh.case_text() + " vs " + yi.case_text(), element_text(e),
                   input_text(yi, e, e), spec.dtype};
     });
+}
+
+// DeepSeek-V3's interleaved_to_half reads pair i at (2i, 2i+1) and writes it to (i, i+d/2): it is
+// the interleaved rotation followed by the regrouping P that sends slice element 2i to i and
+// 2i+1 to i+d/2, and equally the half-split rotation of P x (transformers' DeepSeek-V3
+// `apply_rotary_pos_emb_interleave` regroups first, then applies `rotate_half`).
+void interleaved_to_half_is_interleaved_then_regrouped(const Implementation& implementation) {
+  const std::vector<Layout> layout{Layout::interleaved_to_half};
+  const Spec regrouped = *rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes, layout}),
+                                         gen_rotary_spec({Family::xpos, {PlanKind::none}, Partial::sometimes, layout}),
+                                         gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::sometimes, layout}));
+  RC_TAG(std::string(family_name(regrouped.family)));
+  Spec interleaved = regrouped, half = regrouped;
+  interleaved.layout = Layout::interleaved;
+  half.layout = Layout::half;
+  const std::int64_t length = gen_sequence_length();
+  const auto regrouped_evaluator = implementation.prepare(regrouped, length);
+  const auto interleaved_evaluator = implementation.prepare(interleaved, length);
+  const auto half_evaluator = implementation.prepare(half, length);
+  const std::vector<std::size_t> regroup = pair_permutation(rotary_pairs(interleaved), rotary_pairs(half), regrouped.d);
+  const Point point = *gen_point(regrouped);
+  const std::vector<Wide> x = finite_input(regrouped, static_cast<std::size_t>(regrouped.d));
+  std::vector<Wide> regrouped_x(x.size());
+  for (std::size_t e = 0; e < x.size(); ++e) regrouped_x[regroup[e]] = x[e];
+  const Evaluation y = evaluate(*regrouped_evaluator, regrouped, point, x);
+  const Evaluation yi = evaluate(*interleaved_evaluator, interleaved, point, x);
+  const Evaluation yh = evaluate(*half_evaluator, half, point, regrouped_x);
+  for (std::size_t e = 0; e < x.size(); ++e) {
+    const std::size_t to = regroup[e];
+    require_close(y.values[to], yi.values[e], y.bounds[to] + yi.bounds[e], [&] {
+      return Site{"interleaved_to_half(x) = P interleaved(x)", y.case_text() + " vs " + yi.case_text(),
+                  element_text(to), input_text(yi, e, e), regrouped.dtype};
+    });
+    require_close(y.values[to], yh.values[to], y.bounds[to] + yh.bounds[to], [&] {
+      return Site{"interleaved_to_half(x) = half(P x)", y.case_text() + " vs " + yh.case_text(), element_text(to),
+                  input_text(yh, to, to), regrouped.dtype};
+    });
+  }
 }
 
 void negated_sign_equals_standard_rotation_at_negated_position(const Implementation& implementation) {
@@ -330,6 +375,8 @@ std::vector<Property> rotary_properties() {
        with_verdicts<rotation_at_negated_position_is_the_transpose>},
       {"interleavedAndHalfLayoutsDifferByAFixedPermutation", "rope (every plan), xpos, mrope",
        with_verdicts<interleaved_and_half_layouts_differ_by_a_fixed_permutation>},
+      {"interleavedToHalfIsInterleavedThenRegrouped", "rope (every plan), xpos, mrope",
+       with_verdicts<interleaved_to_half_is_interleaved_then_regrouped>},
       {"negatedSignEqualsStandardRotationAtNegatedPosition", "rope (every plan), mrope, rope2d",
        with_verdicts<negated_sign_equals_standard_rotation_at_negated_position>},
       {"partialRotaryLeavesPassThroughDimsBitIdentical", "rope (every plan), xpos, mrope",

@@ -6,7 +6,7 @@ namespace peconform {
 
 std::vector<Wide> unit_pairs_input(const Spec& spec) {
   std::vector<Wide> input(static_cast<std::size_t>(spec.d), Wide(0));
-  for (const auto& [a, b] : rotary_pairs(spec)) input[a] = 1;
+  for (const auto& [a, b] : rotary_input_pairs(spec)) input[a] = 1;
   return input;
 }
 

@@ -14,8 +14,8 @@
 namespace peconform {
 
 template <class Real> struct RotaryPairScale {
-  std::size_t a = 0, b = 0;  // the pair's elements
-  Real norm;                 // |(x_a, x_b)|
+  std::size_t a = 0, b = 0;  // the elements the pair is written to
+  Real norm;                 // |(x_a', x_b')|, the pair's input norm
   Real angle;                // p theta, before the sign
   Real frequency;            // theta
   Real attention;            // the attention factor times amp
@@ -33,7 +33,8 @@ std::vector<RotaryPairScale<Real>> rotary_pair_scales(const Reference<Real>& ref
   std::vector<RotaryPairScale<Real>> out;
   for (int pair = 0; pair < dims / 2; ++pair) {
     const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
-    out.push_back({a, b, sqrt(input[a] * input[a] + input[b] * input[b]), rotary_angle(spec, inv, point, pair),
+    const auto [ia, ib] = rotary_pair_inputs(spec.layout, start, dims, pair);
+    out.push_back({a, b, sqrt(input[ia] * input[ia] + input[ib] * input[ib]), rotary_angle(spec, inv, point, pair),
                    inv[rotary_frequency_index(spec, pair)], reference.frequencies().attention,
                    spec.family == Family::xpos ? xpos_amplitude<Real>(spec, point.c[0], pair) : Real(1)});
   }

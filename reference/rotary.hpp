@@ -11,12 +11,20 @@
 
 namespace peconform {
 
-// The element indices of rotated pair `pair` within a rotary slice of `dims` dims at `start`:
-// (2i, 2i+1) interleaved as in Meta LLaMA and GPT-J, (i, i+dims/2) half-split as in GPT-NeoX.
+// Where rotated pair `pair` of a rotary slice of `dims` dims at `start` is written: (2i, 2i+1)
+// interleaved as in Meta LLaMA and GPT-J, (i, i+dims/2) half-split as in GPT-NeoX and in
+// DeepSeek-V3's interleaved_to_half.
 inline std::pair<std::size_t, std::size_t> rotary_pair_elements(Layout layout, int start, int dims, int pair) {
   if (layout == Layout::interleaved)
     return {static_cast<std::size_t>(start + 2 * pair), static_cast<std::size_t>(start + 2 * pair + 1)};
   return {static_cast<std::size_t>(start + pair), static_cast<std::size_t>(start + pair + dims / 2)};
+}
+
+// Where the same pair is read: where it is written, except under interleaved_to_half, which
+// reads (2i, 2i+1) (DeepSeek-V3 `apply_rotary_pos_emb_interleave` regroups the pairs of its
+// input into halves before rotating them).
+inline std::pair<std::size_t, std::size_t> rotary_pair_inputs(Layout layout, int start, int dims, int pair) {
+  return rotary_pair_elements(layout == Layout::interleaved_to_half ? Layout::interleaved : layout, start, dims, pair);
 }
 
 // The rotated dims: `dims` of them starting at element `start` (partial rotary on the first or
@@ -82,8 +90,8 @@ template <class Real> Real xpos_amplitude(const Spec& spec, std::int64_t positio
   return pow(xpos_zeta<Real>(spec, pair), spec.role == XposRole::query ? exponent : -exponent);
 }
 
-// y_a = A(x_a cos(phi) - x_b sin(phi)), y_b = A(x_a sin(phi) + x_b cos(phi)) on every rotated
-// pair; dims outside the rotary slice pass through unchanged.
+// y_a = A(x_a' cos(phi) - x_b' sin(phi)), y_b = A(x_a' sin(phi) + x_b' cos(phi)) on every rotated
+// pair, (a', b') where the pair is read and (a, b) where it is written; dims outside the rotary slice pass through unchanged.
 template <class Real>
 std::vector<Real> rotate(const Spec& spec, const RotaryFrequencies<Real>& frequencies, const Point& point,
                          std::span<const Real> x) {
@@ -95,8 +103,9 @@ std::vector<Real> rotate(const Spec& spec, const RotaryFrequencies<Real>& freque
     if (spec.family == Family::xpos) amplitude *= xpos_amplitude<Real>(spec, point.c[0], pair);
     const Real c = cos(angle) * amplitude, s = sin(angle) * amplitude;
     const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
-    y[a] = x[a] * c - x[b] * s;
-    y[b] = x[a] * s + x[b] * c;
+    const auto [ia, ib] = rotary_pair_inputs(spec.layout, start, dims, pair);
+    y[a] = x[ia] * c - x[ib] * s;
+    y[b] = x[ia] * s + x[ib] * c;
   }
   return y;
 }

@@ -192,12 +192,11 @@ RotaryHead rotary_head_of(Reading& reading, const Scope& model, std::string_view
       head.layout = Layout::interleaved;  // V2 rotates q_pe as complex numbers over pairs (2i, 2i+1)
       return head;
     }
+    // V3 with rope_interleave (true by default) reads each rotated pair from (2i, 2i+1) and writes
+    // it to (i, i + d/2) (apply_rotary_pos_emb_interleave); without it, rotate_half.
     const std::optional<bool> interleave = reading.optional_bool(model, "rope_interleave");
-    if (interleave.value_or(true))
-      throw SpecError("config.json: deepseek_v3 with rope_interleave true (its default) is not supported yet: it reads "
-                      "each rotated pair from (2i, 2i+1) but writes it to (i, i + d/2), and neither layout=interleaved "
-                      "nor layout=half does that, so either would check the wrong mathematics");
-    head.layout = Layout::half;
+    if (!interleave) reading.defaulted("rope_interleave: true (deepseek_v3 default)");
+    head.layout = interleave.value_or(true) ? Layout::interleaved_to_half : Layout::half;
     return head;
   }
   head.d = head_dim_of(reading, model);

@@ -26,7 +26,8 @@ template <> const NameTable<Family>& names() {
   return table;
 }
 template <> const NameTable<Layout>& names() {
-  static const NameTable<Layout> table{{Layout::interleaved, "interleaved"}, {Layout::half, "half"}};
+  static const NameTable<Layout> table{
+      {Layout::interleaved, "interleaved"}, {Layout::half, "half"}, {Layout::interleaved_to_half, "interleaved-to-half"}};
   return table;
 }
 template <> const NameTable<RotaryPlacement>& names() {
@@ -444,6 +445,11 @@ void validate(const Spec& spec) {
       invalid(spec, fmt::format("theta={} is defined for scaling none and linear; scaling {} needs theta=exact",
                                 name_of(spec.theta), name_of(spec.scaling.kind)));
   }
+  // Reading a pair in one place and writing it in another is a rotary kernel's layout: a table
+  // has no input, and rope2d's x and y halves are laid out by their own rule.
+  if (spec.layout == Layout::interleaved_to_half && (spec.family == Family::sinusoidal || spec.family == Family::rope2d))
+    invalid(spec, "layout=interleaved-to-half reads pairs (2i, 2i+1) and writes (i, i+d/2); it is defined for rope, xpos "
+                  "and mrope only; use interleaved or half");
   switch (spec.family) {
     case Family::sinusoidal:
       if (spec.d % 2 != 0 && spec.layout == Layout::interleaved)

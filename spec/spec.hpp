@@ -16,7 +16,10 @@ namespace peconform {
 struct HfConfigOptions;  // spec/hf_config.hpp
 
 enum class Family { sinusoidal, learned, rope, xpos, mrope, rope2d, alibi, t5, shaw, xl };
-enum class Layout { interleaved, half };
+// Where a rotary pair is read and written: (2i, 2i+1) both ways (interleaved), (i, i+d/2) both
+// ways (half), or read at (2i, 2i+1) and written to (i, i+d/2) (interleaved_to_half: DeepSeek-V3's
+// `rope_interleave`, README "layout").
+enum class Layout { interleaved, half, interleaved_to_half };
 enum class RotaryPlacement { first, last };
 enum class SinusoidalOrder { sin_cos, cos_sin };
 enum class FrequencyRule { power, geometric };

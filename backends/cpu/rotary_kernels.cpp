@@ -11,8 +11,8 @@
 namespace peconform::cpu {
 namespace {
 
-// One head's row: y_a = x_a c - x_b s, y_b = x_a s + x_b c on every pair. Iteration i touches
-// only its own pair, so the loop is a SIMD loop even in place.
+// One head's row (interleaved or half): y_a = x_a c - x_b s, y_b = x_a s + x_b c on every pair.
+// Iteration i touches only its own pair, so the loop is a SIMD loop even in place.
 template <class T>
 [[gnu::always_inline]] inline void rotate_contiguous_row(const RotaryPlan& plan, const Compute<T>* cos, const Compute<T>* sin, const T* x, T* y) {
   const int pairs = plan.pairs;
@@ -60,15 +60,39 @@ void rotate_strided_row(const RotaryPlan& plan, const Compute<T>* cos, const Com
   }
 }
 
+// interleaved_to_half: pair i is read at (2i, 2i+1) and written to (i, i+pairs). In place, a
+// write would land on an element a later pair still has to read, so the whole slice is rotated
+// into `rotated` (2 * pairs values) before anything is stored.
+template <class T>
+void rotate_regrouped_row(const RotaryPlan& plan, const Compute<T>* cos, const Compute<T>* sin, const T* x,
+                          std::int64_t x_stride, T* y, std::int64_t y_stride, Compute<T>* rotated) {
+  const int pairs = plan.pairs;
+  const T* xs = x + plan.start * x_stride;
+  for (int i = 0; i < pairs; ++i) {
+    const Compute<T> a = load(xs[2 * i * x_stride]), b = load(xs[(2 * i + 1) * x_stride]);
+    rotated[i] = a * cos[i] - b * sin[i];
+    rotated[i + pairs] = a * sin[i] + b * cos[i];
+  }
+  T* ys = y + plan.start * y_stride;
+  for (int e = 0; e < 2 * pairs; ++e) ys[e * y_stride] = store<T>(rotated[e]);
+  if (x != y) {
+    for (int e = 0; e < plan.start; ++e) y[e * y_stride] = x[e * x_stride];
+    for (int e = plan.start + plan.dims; e < plan.d; ++e) y[e * y_stride] = x[e * x_stride];
+  }
+}
+
 // Every head of one operand at one token.
 template <class T>
 PECONFORM_KERNEL_CLONES void rotate_token(const RotaryPlan& plan, const Compute<T>* cos, const Compute<T>* sin,
-                                          const RotaryOperand<T>& operand, std::int64_t b, std::int64_t s) {
+                                          const RotaryOperand<T>& operand, std::int64_t b, std::int64_t s,
+                                          Compute<T>* rotated) {
   const bool contiguous = operand.in.stride[3] == 1 && operand.out.stride[3] == 1;
   for (std::int64_t h = 0; h < operand.in.shape[2]; ++h) {
     const T* x = operand.in.row(b, s, h);
     T* y = operand.out.row(b, s, h);
-    if (contiguous)
+    if (plan.spec.layout == Layout::interleaved_to_half)
+      rotate_regrouped_row<T>(plan, cos, sin, x, operand.in.stride[3], y, operand.out.stride[3], rotated);
+    else if (contiguous)
       rotate_contiguous_row<T>(plan, cos, sin, x, y);
     else
       rotate_strided_row<T>(plan, cos, sin, x, operand.in.stride[3], y, operand.out.stride[3]);
@@ -139,7 +163,7 @@ void apply_rotary(const RotaryPlan& plan, std::span<const RotaryOperand<T>> oper
   const bool worth_threads = batch * seq * rows * plan.d >= kElementsWorthThreads;
 #pragma omp parallel if (worth_threads)
   {
-    std::vector<Compute<T>> cos_buffer(pairs), sin_buffer(pairs);
+    std::vector<Compute<T>> cos_buffer(pairs), sin_buffer(pairs), rotated_buffer(2 * pairs);
 #pragma omp for schedule(static)
     for (std::int64_t token = 0; token < batch * seq; ++token) {
       const std::int64_t b = token / seq, s = token % seq;
@@ -160,7 +184,7 @@ void apply_rotary(const RotaryPlan& plan, std::span<const RotaryOperand<T>> oper
           sin_buffer[i] = cache->sin[static_cast<std::size_t>(row) * pairs + i];
         }
       }
-      for (const RotaryOperand<T>& operand : operands) rotate_token<T>(plan, cos, sin, operand, b, s);
+      for (const RotaryOperand<T>& operand : operands) rotate_token<T>(plan, cos, sin, operand, b, s, rotated_buffer.data());
     }
   }
 }

@@ -28,6 +28,7 @@ const std::map<std::string_view, std::string_view> kCatches{
     {"rotationAtPositionZeroIsTheIdentity", "position-off-by-one"},
     {"rotationAtNegatedPositionIsTheTranspose", "position-off-by-one"},
     {"interleavedAndHalfLayoutsDifferByAFixedPermutation", "gptj-neox-swap"},
+    {"interleavedToHalfIsInterleavedThenRegrouped", "interleaved-to-half-written-interleaved"},
     {"negatedSignEqualsStandardRotationAtNegatedPosition", "sign-ignored"},
     {"partialRotaryLeavesPassThroughDimsBitIdentical", "pass-through-not-copied"},
     {"partialRotaryMatchesFullRotaryOfItsSlice", "partial-theta-from-full-d"},

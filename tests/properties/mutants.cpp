@@ -114,10 +114,13 @@ class Mutant final : public Implementation {
 void rerotate(const Spec& spec, const Point& point, std::span<const Wide> input, std::vector<Wide>& values,
               const Evaluator& correct, const std::function<std::pair<Wide, Wide>(const Wide&, const Wide&)>& rotation) {
   const std::vector<Wide> probe = correct.evaluate(point, unit_pairs_input(spec));
-  for (const auto& [a, b] : rotary_pairs(spec)) {
+  const auto pairs = rotary_pairs(spec), inputs = rotary_input_pairs(spec);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto [a, b] = pairs[i];
+    const auto [in_a, in_b] = inputs[i];
     const auto [c, s] = rotation(probe[a], probe[b]);
-    values[a] = input[a] * c - input[b] * s;
-    values[b] = input[a] * s + input[b] * c;
+    values[a] = input[in_a] * c - input[in_b] * s;
+    values[b] = input[in_a] * s + input[in_b] * c;
   }
 }
 
@@ -194,11 +197,11 @@ void add_precision_mutants(const AddMutant& add) {
                   const Evaluator& correct) {
                  if (spec.family != Family::rope) return;
                  const PairAngles unit = pair_angles(correct, spec, Point{{1}});
-                 const auto pairs = rotary_pairs(spec);
+                 const auto pairs = rotary_pairs(spec), inputs = rotary_input_pairs(spec);
                  for (std::size_t i = 0; i < pairs.size(); ++i)
                    if (abs(Wide(point.c[0]) * unit.angle[i]) > Wide(0x1p23)) {
-                     values[pairs[i].first] = input[pairs[i].first];
-                     values[pairs[i].second] = input[pairs[i].second];
+                     values[pairs[i].first] = input[inputs[i].first];
+                     values[pairs[i].second] = input[inputs[i].second];
                    }
                },
                [](const Spec& spec) {
@@ -259,14 +262,15 @@ std::vector<Mutant> build_mutants() {
                      const Evaluator& correct) {
         if (spec.family != Family::rope) return;
         const PairAngles frequencies = pair_angles(correct, spec, Point{{1}});
-        const auto pairs = rotary_pairs(spec);
+        const auto pairs = rotary_pairs(spec), inputs = rotary_input_pairs(spec);
         for (std::size_t i = 0; i < pairs.size(); ++i) {
           const auto [a, b] = pairs[i];
+          const auto [in_a, in_b] = inputs[i];
           const float angle = static_cast<float>(point.c[0]) * static_cast<float>(frequencies.angle[i]);
           const Wide amplitude = pair_norm(frequencies.evaluation.values, a, b);
           const Wide c = amplitude * cos(Wide(angle)), s = amplitude * sin(Wide(angle));
-          values[a] = input[a] * c - input[b] * s;
-          values[b] = input[a] * s + input[b] * c;
+          values[a] = input[in_a] * c - input[in_b] * s;
+          values[b] = input[in_a] * s + input[in_b] * c;
         }
       }));
   add("fp32-table", "sinusoid tables computed in float32 where fp64 is claimed (xformers #1428)",
@@ -279,6 +283,12 @@ std::vector<Mutant> build_mutants() {
   add("gptj-neox-swap", "interleaved and half-split pairing mixed up (llama.cpp #7451, vllm #49290)",
       spec_only([](Spec spec, std::int64_t) {
         if (spec.d % 2 == 0) spec.layout = spec.layout == Layout::half ? Layout::interleaved : Layout::half;
+        return spec;
+      }));
+  add("interleaved-to-half-written-interleaved",
+      "DeepSeek-V3's rope_interleave written back to (2i, 2i+1), where it was read, instead of (i, i+d/2)",
+      spec_only([](Spec spec, std::int64_t) {
+        if (spec.layout == Layout::interleaved_to_half) spec.layout = Layout::interleaved;
         return spec;
       }));
   // A learned gather one row too far reads past the table's end on its last row: whatever lies

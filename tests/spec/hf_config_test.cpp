@@ -297,10 +297,10 @@ TEST(HfConfig, DeepSeekV2RotatesTheLastQkRopeHeadDimInInterleavedPairs) {
             "scaling=yarn(factor=40,orig=4096,mscale=0.707,mscale_all_dim=0.707))");
 }
 
-TEST(HfConfig, DeepSeekV3InterleaveIsRefusedUntilItsLayoutExists) {
+TEST(HfConfig, DeepSeekV3ReadsInterleavedAndWritesHalfUnlessRopeInterleaveIsFalse) {
   const std::string v3 = R"({"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128,
     "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "rope_theta": 10000})";
-  EXPECT_NE(refusal_of(v3.c_str()).find("not supported yet"), std::string::npos) << refusal_of(v3.c_str());
+  EXPECT_EQ(spec_of(v3.c_str()), "rope(d=192,base=10000,layout=interleaved-to-half,rot=64,rot_at=last)");
   const std::string half = v3.substr(0, v3.size() - 1) + R"(, "rope_interleave": false})";
   EXPECT_EQ(spec_of(half.c_str()), "rope(d=192,base=10000,layout=half,rot=64,rot_at=last)");
 }

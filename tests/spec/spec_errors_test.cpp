@@ -42,7 +42,7 @@ TEST(SpecErrors, UnknownNamesListWhatIsAccepted) {
   expect_rejected("rope(d=4,rope_theta=5)", {"unknown key 'rope_theta' for rope", "base"});
   expect_rejected("rope(d=4,precision=fp32-angle,theta=5)", {"key 'theta' expects one of exact|hf|meta|ggml, found '5'"});
   expect_rejected("alibi(heads=8,d=4)", {"unknown key 'd' for alibi"});
-  expect_rejected("rope(d=4,layout=neox)", {"key 'layout' expects one of interleaved|half, found 'neox'"});
+  expect_rejected("rope(d=4,layout=neox)", {"key 'layout' expects one of interleaved|half|interleaved-to-half, found 'neox'"});
   expect_rejected("rope(d=4,scaling=ntk(factor=2))", {"key 'scaling' expects one of", "found 'ntk'"});
   expect_rejected("rope(d=4,d=8)", {"key 'd' is given twice"});
 }
@@ -66,6 +66,8 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("rope(base=10)", {"key 'd' is required"});
   expect_rejected("mrope(d=16,sections=[2,3,4])", {"sections cover 18 dims", "rotary dims are 16"});
   expect_rejected("rope2d(d=6)", {"d=6 must be a multiple of 4"});
+  expect_rejected("rope2d(d=8,layout=interleaved-to-half)", {"layout=interleaved-to-half", "rope, xpos and mrope only"});
+  expect_rejected("sinusoidal(d=8,layout=interleaved-to-half)", {"layout=interleaved-to-half", "rope, xpos and mrope only"});
   expect_rejected("learned(d=4)", {"key 'rows'"});
   expect_rejected("t5(buckets=2)", {"buckets=2 leaves no exact buckets"});
   expect_rejected("rope(d=8,scaling=dynamic(factor=2,orig=0))", {"key 'orig' expects an integer in [1,", "found '0'"});
