@@ -19,6 +19,8 @@ class BrokenBackend final : public TensorBackend {
       altered.spec.precision = PrecisionClass::fp32_angle;
     } else if (bug_ == "swapped-layout") {
       altered.spec.layout = altered.spec.layout == Layout::half ? Layout::interleaved : Layout::half;
+    } else if (bug_ == "regrouped-written-interleaved") {
+      if (altered.spec.layout == Layout::interleaved_to_half) altered.spec.layout = Layout::interleaved;
     } else if (bug_ == "position-off-by-one") {
       altered.id_offset += 1;
     } else if (bug_ == "crash-on-bf16" && call.spec.dtype == Dtype::bf16) {

@@ -10,7 +10,8 @@ namespace peconform::harness {
 
 // "fp32-angle-as-exact": computes the angle in float32 while the call claims exact-angle
 // (TensorRT-LLM #18774). "swapped-layout": pairs (i, i+d/2) where the spec says (2i, 2i+1) and
-// back (llama.cpp #7451). "position-off-by-one": rotates every token at its position plus one.
+// back (llama.cpp #7451). "regrouped-written-interleaved": DeepSeek-V3's interleaved-to-half
+// written back to (2i, 2i+1), where it was read. "position-off-by-one": rotates every token at its position plus one.
 // "last-element-unwritten": leaves the last element of the last operand as it was (ggml #1324).
 // "crash-on-bf16" and "hang-on-bf16": a segmentation fault, or a wait forever, on bf16 calls.
 // "writes-its-input": right, but zeroes the first element of its (read-only) input.

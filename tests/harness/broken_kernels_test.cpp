@@ -98,6 +98,8 @@ INSTANTIATE_TEST_SUITE_P(
     Campaign, BrokenKernel,
     testing::Values(BrokenCase{"fp32-angle-as-exact", "rope(d=64,base=10000,layout=half,dtype=fp32)"},
                     BrokenCase{"swapped-layout", "rope(d=80,base=10000,layout=interleaved,dtype=bf16)"},
+                    BrokenCase{"regrouped-written-interleaved",
+                               "rope(d=192,base=10000,layout=interleaved-to-half,rot=64,rot_at=last,dtype=bf16)"},
                     BrokenCase{"position-off-by-one", "rope(d=96,base=500000,layout=half,dtype=fp16)"},
                     BrokenCase{"last-element-unwritten", "rope(d=72,base=10000,layout=half,dtype=fp32)"}),
     [](const testing::TestParamInfo<BrokenCase>& info) {
