@@ -319,9 +319,10 @@ rc::Gen<Spec> gen_sinusoidal_spec() {
     spec.base = *gen_base();
     spec.layout = *rc::gen::element(Layout::interleaved, Layout::half);
     spec.d = *gen_even_dims();
-    if (spec.layout == Layout::half) spec.d += *rc::gen::inRange(0, 2);  // odd d pads a zero column
     spec.order = *rc::gen::element(SinusoidalOrder::sin_cos, SinusoidalOrder::cos_sin);
     spec.freq = *rc::gen::element(FrequencyRule::power, FrequencyRule::geometric);
+    // Odd d pads a zero column under half, and ends in a lone sine under interleaved (power only).
+    if (spec.layout == Layout::half || spec.freq == FrequencyRule::power) spec.d += *rc::gen::inRange(0, 2);
     if (*rc::gen::inRange(0, 3) == 0) spec.offset = *rc::gen::inRange<std::int64_t>(1, 4);
     spec.dtype = *gen_dtype();
     spec.precision = *gen_precision();

@@ -1,13 +1,15 @@
 // The tables: sinusoidal rows (Vaswani, cos-first, tensor2tensor/fairseq), Transformer-XL's
 // relative sinusoid and learned gathers. A sinusoid's entries lie on the unit circle and
 // PE(p+k) = M_k PE(p) with M_k block-diagonal and independent of p; the orders and layouts are
-// fixed permutations; odd d pads a zero; a learned table is gathered bit for bit and never read
+// fixed permutations; odd d pads a zero (half) or ends in a lone sine (interleaved); a learned table is gathered bit for bit and never read
 // past its end.
 #include <fmt/format.h>
 
 #include "properties/property.hpp"
 #include "properties/checks.hpp"
 #include "properties/generators.hpp"
+#include "reference/real_types.hpp"
+#include "reference/sinusoidal.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform {
@@ -86,6 +88,8 @@ void require_permutation(const Implementation& implementation, const Spec& first
 
 void cos_first_order_is_a_fixed_permutation_of_sin_first(const Implementation& implementation) {
   Spec sin_first = *gen_sinusoidal_spec();
+  // A lone column has no partner to swap with (oddInterleavedSinusoidIsDistilBertsTable checks it).
+  if (has_lone_column(sin_first)) --sin_first.d;
   sin_first.order = SinusoidalOrder::sin_cos;
   Spec cos_first = sin_first;
   cos_first.order = SinusoidalOrder::cos_sin;
@@ -119,6 +123,35 @@ void odd_dimension_leaves_a_zero_last_column(const Implementation& implementatio
     return Site{"odd d pads the last column with zero (tensor2tensor, fairseq)", row.case_text(), element_text(last),
                 "(none)", spec.dtype};
   });
+}
+
+// DistilBERT's create_sinusoidal_embeddings: column j at position p holds sin (even j) or cos
+// (odd j) of p / base^(2 floor(j/2)/d), with d itself in the exponent, so odd d ends in a lone
+// sine (a lone cosine under cos-sin) of base^(-(d-1)/d).
+void odd_interleaved_sinusoid_is_distilberts_table(const Implementation& implementation) {
+  Spec spec = *gen_sinusoidal_spec();
+  spec.layout = Layout::interleaved;
+  spec.freq = FrequencyRule::power;
+  spec.d |= 1;
+  RC_TAG(spec.order == SinusoidalOrder::sin_cos ? "sin-cos" : "cos-sin");
+  const auto evaluator = implementation.prepare(spec, 2);
+  const std::int64_t p = *gen_position(row_limit(spec));
+  RC_TAG(position_band(p));
+  const Evaluation row = evaluate(*evaluator, spec, Point{{p}}, {});
+  const Wide base = from_decimal<Wide>(spec.base), shifted(p + spec.offset);
+  for (int j = 0; j < spec.d; ++j) {
+    const Wide theta = pow(base, Wide(-2 * (j / 2)) / Wide(spec.d)), angle = shifted * theta;
+    const bool sine = (j % 2 == 0) == (spec.order == SinusoidalOrder::sin_cos);
+    const Wide expected = sine ? sin(angle) : cos(angle);
+    const auto e = static_cast<std::size_t>(j);
+    // The check's own binary128 roundings: the exponent's moves theta by |ln theta| units, pow
+    // and the product by a few more, and sin or cos adds a few of its own.
+    const Wide own_error = check_rounding(angle, 4 + static_cast<int>(abs(log(theta)))) + check_rounding(Wide(1), 4);
+    require_close(row.values[e], expected, row.bounds[e] + own_error, [&] {
+      return Site{"column j is sin or cos of p / base^(2 floor(j/2)/d) (DistilBERT, odd d)", row.case_text(),
+                  element_text(e), "(none)", spec.dtype};
+    });
+  }
 }
 
 void sinusoid_offset_shifts_positions(const Implementation& implementation) {
@@ -209,6 +242,8 @@ std::vector<Property> table_properties() {
       {"interleavedAndConcatenatedSinusoidsDifferByAFixedPermutation", "sinusoidal",
        with_verdicts<interleaved_and_concatenated_sinusoids_differ_by_a_fixed_permutation>},
       {"oddDimensionLeavesAZeroLastColumn", "sinusoidal (half layout, odd d)", with_verdicts<odd_dimension_leaves_a_zero_last_column>},
+      {"oddInterleavedSinusoidIsDistilBertsTable", "sinusoidal (interleaved layout, power rule, odd d)",
+       with_verdicts<odd_interleaved_sinusoid_is_distilberts_table>},
       {"sinusoidOffsetShiftsPositions", "sinusoidal", with_verdicts<sinusoid_offset_shifts_positions>},
       {"sinusoidAtPositionZeroIsSinZeroCosOne", "sinusoidal, xl", with_verdicts<sinusoid_at_position_zero_is_sin_zero_cos_one>},
       {"xlRowDependsOnlyOnTheClampedDistance", "xl", with_verdicts<xl_row_depends_only_on_the_clamped_distance>},

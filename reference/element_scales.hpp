@@ -45,6 +45,7 @@ template <class Real> struct TablePairScale {
   std::size_t first = 0, second = 0;  // the elements holding sin and cos (in either order)
   Real angle;                         // position (or distance) times theta
   Real frequency;                     // theta
+  bool lone = false;                  // the lone column (has_lone_column): second == first, holding only the first member
 };
 
 // Every frequency pair of a sinusoidal or Transformer-XL row at `point`.
@@ -60,6 +61,11 @@ template <class Real> std::vector<TablePairScale<Real>> table_pair_scales(const 
     const Real& frequency = inv[static_cast<std::size_t>(i)];
     out.push_back({static_cast<std::size_t>(interleaved ? 2 * i : i), static_cast<std::size_t>(interleaved ? 2 * i + 1 : i + n),
                    Real(distance) * frequency, frequency});
+  }
+  if (has_lone_column(spec)) {
+    const auto last = static_cast<std::size_t>(spec.d - 1);
+    const Real& frequency = inv[static_cast<std::size_t>(n)];
+    out.push_back({last, last, Real(distance) * frequency, frequency, true});
   }
   return out;
 }

@@ -452,8 +452,9 @@ void validate(const Spec& spec) {
                   "and mrope only; use interleaved or half");
   switch (spec.family) {
     case Family::sinusoidal:
-      if (spec.d % 2 != 0 && spec.layout == Layout::interleaved)
-        invalid(spec, fmt::format("d={} is odd but layout=interleaved needs (sin, cos) pairs; layout=half pads a zero column", spec.d));
+      if (spec.d % 2 != 0 && spec.layout == Layout::interleaved && spec.freq == FrequencyRule::geometric)
+        invalid(spec, fmt::format("d={} is odd: layout=interleaved ends in a lone sine for freq=power (DistilBERT) only; "
+                                  "freq=geometric (fairseq, tensor2tensor) pads a zero column under layout=half", spec.d));
       if (spec.freq == FrequencyRule::geometric && spec.base.to_double() == 1.0)
         invalid(spec, "freq=geometric needs base != 1 (base is the largest timescale)");
       break;

@@ -32,7 +32,8 @@ SinusoidPlan make_sinusoid_plan(const Spec& spec) {
 namespace {
 
 // One table row at `position`: pair i's two values go to (2i, 2i+1) interleaved or (i, i+n)
-// half. The forms are template arguments so that each is one SIMD loop.
+// half; odd d ends in a lone column (interleaved) or a zero (half). The forms are template
+// arguments so that each is one SIMD loop.
 template <class T, bool kFloatAngle, bool kInterleaved>
 PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t position, bool cos_first, T* row) {
   const int n = plan.spec.d / 2;
@@ -52,7 +53,14 @@ PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t
       row[i + n] = store<T>(static_cast<Compute<T>>(second));
     }
   }
-  if (plan.spec.d % 2 == 1) row[plan.spec.d - 1] = store<T>(Compute<T>(0));
+  if (plan.spec.d % 2 == 0) return;
+  if constexpr (kInterleaved) {
+    // DistilBERT's lone last column: the first member of pair n, whose frequency the plan holds.
+    const SinCos value = sin_cos(kFloatAngle ? float32_angle(position_f32, frequency_f32[n]) : exact_angle(position_f64, frequency[n]));
+    row[plan.spec.d - 1] = store<T>(static_cast<Compute<T>>(cos_first ? value.cos : value.sin));
+  } else {
+    row[plan.spec.d - 1] = store<T>(Compute<T>(0));
+  }
 }
 
 // One row of ALiBi biases for a query `offset` = query - k_first past the first key; keys from

@@ -47,6 +47,7 @@ const std::map<std::string_view, std::string_view> kCatches{
     {"cosFirstOrderIsAFixedPermutationOfSinFirst", "cos-first-ignored"},
     {"interleavedAndConcatenatedSinusoidsDifferByAFixedPermutation", "gptj-neox-swap"},
     {"oddDimensionLeavesAZeroLastColumn", "odd-dim-column-unwritten"},
+    {"oddInterleavedSinusoidIsDistilBertsTable", "odd-interleaved-frequencies-over-d-minus-1"},
     {"sinusoidOffsetShiftsPositions", "padding-offset-dropped"},
     {"sinusoidAtPositionZeroIsSinZeroCosOne", "position-off-by-one"},
     {"xlRowDependsOnlyOnTheClampedDistance", "xl-clamp-ignored"},

@@ -14,6 +14,7 @@
 #include "properties/rotary_support.hpp"
 #include "reference/frequency_plans.hpp"
 #include "reference/rotary.hpp"
+#include "reference/sinusoidal.hpp"
 
 namespace peconform {
 namespace {
@@ -380,6 +381,17 @@ std::vector<Mutant> build_mutants() {
   add("odd-dim-column-unwritten", "odd d leaving the last element unwritten (ggml #1324)",
       values_only([](const Spec& spec, const Point&, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
         if (spec.family == Family::sinusoidal && spec.d % 2 == 1) values.back() = std::numeric_limits<Wide>::quiet_NaN();
+      }));
+  add("odd-interleaved-frequencies-over-d-minus-1",
+      "DistilBERT's odd-d table with fairseq's exponent 2i/(d-1) in place of 2i/d, the lone column included",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (!has_lone_column(spec)) return;
+        const Wide base = from_decimal<Wide>(spec.base), shifted(point.c[0] + spec.offset);
+        for (int j = 0; j < spec.d; ++j) {
+          const Wide angle = shifted * pow(base, Wide(-2 * (j / 2)) / Wide(spec.d - 1));
+          const bool sine = (j % 2 == 0) == (spec.order == SinusoidalOrder::sin_cos);
+          values[static_cast<std::size_t>(j)] = sine ? sin(angle) : cos(angle);
+        }
       }));
   add("cos-first-ignored", "cos-first order written sin-first",
       spec_only([](Spec spec, std::int64_t) { spec.order = SinusoidalOrder::sin_cos; return spec; }));

@@ -49,7 +49,7 @@ TEST(SpecErrors, UnknownNamesListWhatIsAccepted) {
 
 TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("rope(d=5,layout=half)", {"rotary dims 5 are odd", "layout=half"});
-  expect_rejected("sinusoidal(d=5,layout=interleaved)", {"d=5 is odd", "layout=interleaved"});
+  expect_rejected("sinusoidal(d=5,layout=interleaved,freq=geometric)", {"d=5 is odd", "freq=power (DistilBERT) only"});
   expect_rejected("rope(d=8,rot=10)", {"rot=10 exceeds d=8"});
   expect_rejected("rope(d=8,base=0)", {"base=0 must be positive"});
   expect_rejected("rope(d=8,base=-5)", {"base=-5 must be positive"});
