@@ -389,6 +389,68 @@ rc::Gen<Spec> gen_shaw_spec() {
   });
 }
 
+namespace {
+
+struct T5Split {
+  std::int64_t exact, logarithmic;  // e = max_exact, and c, the buckets of the logarithmic part
+};
+T5Split t5_split(const Spec& spec) {
+  const std::int64_t half = spec.bidirectional ? spec.buckets / 2 : spec.buckets;
+  return {half / 2, half - half / 2};
+}
+
+// The distance where the logarithmic value c ln(r/e)/ln(D/e) reaches k: e (D/e)^(k/c).
+Wide t5_boundary(const Spec& spec, std::int64_t k) {
+  const auto [e, c] = t5_split(spec);
+  return Wide(e) * pow(Wide(spec.max_distance) / Wide(e), Wide(k) / Wide(c));
+}
+
+T5Distance uniform_log_distance(const Spec& spec) {
+  return {spec, *uniform_in<std::int64_t>(t5_split(spec).exact, spec.max_distance)};
+}
+
+// The last distance below boundary k or the first at or past it, for a random k.
+T5Distance beside_a_boundary(const Spec& spec) {
+  const auto [e, c] = t5_split(spec);
+  if (c < 2) return uniform_log_distance(spec);
+  const Wide boundary = t5_boundary(spec, *uniform_in<std::int64_t>(1, c));
+  const std::int64_t distance = static_cast<std::int64_t>(ceil(boundary)) - *uniform_in<std::int64_t>(0, 2);
+  return {spec, std::clamp<std::int64_t>(distance, e, spec.max_distance - 1)};
+}
+
+// A spec whose boundary k lies just above the integer distance r: r = floor(e (D*/e)^(k/c))
+// for a target D* in [2^20, 2^30), then D = ceil(e (r/e)^(c/k)) >= D*; k starts where r > e.
+T5Distance a_hair_below_a_boundary() {
+  Spec spec;
+  spec.family = Family::t5;
+  spec.bidirectional = *rc::gen::arbitrary<bool>();
+  spec.buckets = *uniform_in(8, 257);
+  const auto [e, c] = t5_split(spec);
+  const Wide target(*uniform_in<std::int64_t>(std::int64_t{1} << 20, std::int64_t{1} << 30));
+  const Wide log_ratio = log(target / Wide(e));
+  const std::int64_t first_k = std::max<std::int64_t>(1, static_cast<std::int64_t>(ceil(Wide(c) * log(Wide(e + 1) / Wide(e)) / log_ratio)));
+  spec.max_distance = static_cast<int>(target);
+  if (first_k > c - 1) return beside_a_boundary(validated(spec));
+  const std::int64_t k = *uniform_in<std::int64_t>(first_k, c);
+  const std::int64_t r = std::max(e + 1, static_cast<std::int64_t>(floor(Wide(e) * exp(log_ratio * Wide(k) / Wide(c)))));
+  const Wide distance = ceil(Wide(e) * pow(Wide(r) / Wide(e), Wide(c) / Wide(k)));
+  if (distance > Wide(1 << 30) || distance <= Wide(r + 1)) return beside_a_boundary(validated(spec));
+  spec.max_distance = static_cast<int>(distance);
+  return {validated(spec), r + *uniform_in<std::int64_t>(0, 2)};
+}
+
+}  // namespace
+
+rc::Gen<T5Distance> gen_t5_log_distance() {
+  return rc::gen::exec([] {
+    switch (*rc::gen::weightedElement<int>({{2, 0}, {2, 1}, {1, 2}})) {
+      case 0: return uniform_log_distance(*gen_t5_spec());
+      case 1: return beside_a_boundary(*gen_t5_spec());
+      default: return a_hair_below_a_boundary();
+    }
+  });
+}
+
 rc::Gen<Spec> gen_any_spec() {
   return rc::gen::oneOf(gen_plain_rotary_spec(),
                         gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear, PlanKind::yarn}, Partial::sometimes}),

@@ -81,6 +81,17 @@ rc::Gen<Spec> gen_learned_spec();
 rc::Gen<Spec> gen_alibi_spec();
 rc::Gen<Spec> gen_t5_spec();
 rc::Gen<Spec> gen_shaw_spec();
+// A T5 spec and a distance in its logarithmic range [max_exact, max_distance). Besides uniform
+// distances, it draws the last distance before a bucket boundary k (where c ln(r/e)/ln(D/e)
+// reaches k, with e = max_exact, c = the logarithmic buckets, D = max_distance) and the first
+// one after it, and specs built so that a boundary lies a hair above an integer distance r:
+// D = ceil(e (r/e)^(c/k)) with D near 2^20 to 2^30 leaves c ln(r/e)/ln(D/e) within about
+// k/(D ln(D/e)) below k, closer than float32 can resolve.
+struct T5Distance {
+  Spec spec;
+  std::int64_t distance = 0;
+};
+rc::Gen<T5Distance> gen_t5_log_distance();
 // Any family, any plan.
 rc::Gen<Spec> gen_any_spec();
 

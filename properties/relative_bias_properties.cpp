@@ -2,6 +2,7 @@
 // (Hugging Face _relative_position_bucket) and Shaw's clipped index. Points are (query i,
 // key j) and the relative position is j - i.
 #include <bit>
+#include <boost/multiprecision/gmp.hpp>
 #include <fmt/format.h>
 
 #include "properties/checks.hpp"
@@ -159,6 +160,38 @@ void t5_buckets_saturate_at_the_last_bucket(const Implementation& implementation
   require_index(got.value == last, fmt::format("|rp| >= max_distance takes the last bucket, {}", last), got);
 }
 
+// HF _relative_position_bucket puts a distance r in [e, D) (e = max_exact, D = max_distance) in
+// bucket e + k, k = trunc(c ln(r/e)/ln(D/e)) with c = the logarithmic buckets. Raised to integer
+// powers, that k is the one with (r/e)^c >= (D/e)^k and (r/e)^c < (D/e)^(k+1), i.e.
+// r^c e^k >= D^k e^c and r^c e^(k+1) < D^(k+1) e^c: decided exactly, with no logarithm, so a
+// bucket that a float32 log rounds onto the next integer fails here (gen_t5_log_distance draws
+// such distances).
+void t5_log_buckets_lie_between_integer_power_boundaries(const Implementation& implementation) {
+  const auto [spec, distance] = *gen_t5_log_distance();
+  RC_TAG(spec.bidirectional ? "bidirectional" : "causal");
+  const auto [half, exact] = t5_layout(spec);
+  const std::int64_t logarithmic = half - exact;
+  const Wide value = Wide(logarithmic) * log(Wide(distance) / Wide(exact)) / log(Wide(spec.max_distance) / Wide(exact));
+  RC_TAG(abs(value - round(value)) < Wide("1e-6") ? "within 1e-6 of a boundary" : "away from a boundary");
+  const auto evaluator = implementation.prepare(spec, 2);
+  const bool ahead = spec.bidirectional && *rc::gen::arbitrary<bool>();
+  const std::int64_t query = *gen_position(kLargestPosition - distance);
+  const Index got = index_at(*evaluator, spec, ahead ? Point{{query, query + distance, 0}} : Point{{query + distance, query, 0}});
+  const std::int64_t k = got.value - (ahead ? half : 0) - exact;
+  bool holds = k >= 0 && k < logarithmic;
+  if (holds) {
+    using boost::multiprecision::mpz_int;
+    const auto c = static_cast<unsigned>(logarithmic), below = static_cast<unsigned>(k);
+    const mpz_int r(distance), e(exact), d(spec.max_distance);
+    const mpz_int reached = pow(r, c) * pow(e, below), boundary = pow(d, below) * pow(e, c);
+    holds = reached >= boundary && reached * e < boundary * d;
+  }
+  require_index(holds,
+                fmt::format("|rp| = {} takes bucket {} + k with (r/e)^c >= (D/e)^k > (r/e)^c (e/D) (c = {}, value {})",
+                            distance, (ahead ? half : 0) + exact, logarithmic, static_cast<double>(value)),
+                got);
+}
+
 void t5_sign_selects_the_bucket_half(const Implementation& implementation) {
   const Spec spec = *gen_t5_spec();
   RC_TAG(spec.bidirectional ? "bidirectional" : "causal");
@@ -208,6 +241,8 @@ std::vector<Property> relative_bias_properties() {
       {"t5BucketsAreExactBelowMaxExact", "t5 (bidirectional, causal)", with_verdicts<t5_buckets_are_exact_below_max_exact>},
       {"t5BucketsAreMonotoneInDistance", "t5 (bidirectional, causal)", with_verdicts<t5_buckets_are_monotone_in_distance>},
       {"t5BucketsSaturateAtTheLastBucket", "t5 (bidirectional, causal)", with_verdicts<t5_buckets_saturate_at_the_last_bucket>},
+      {"t5LogBucketsLieBetweenIntegerPowerBoundaries", "t5 (bidirectional, causal; distances beside each boundary)",
+       with_verdicts<t5_log_buckets_lie_between_integer_power_boundaries>},
       {"t5SignSelectsTheBucketHalf", "t5 (bidirectional, causal)", with_verdicts<t5_sign_selects_the_bucket_half>},
       {"shawIndicesAreClippedToTheWindow", "shaw", with_verdicts<shaw_indices_are_clipped_to_the_window>},
       {"shawIndexIsTheOffsetDistanceInsideTheWindow", "shaw", with_verdicts<shaw_index_is_the_offset_distance_inside_the_window>},

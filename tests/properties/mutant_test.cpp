@@ -64,6 +64,12 @@ const std::map<std::string_view, std::string_view> kCatches{
     {"shawIndicesAreClippedToTheWindow", "shaw-unclipped"},
     {"shawIndexIsTheOffsetDistanceInsideTheWindow", "shaw-reversed"},
     {"agreesWithTheExactReferenceWithinItsBound", "fp32-angle"},
+    {"yarnFrequenciesFollowTheRampFromDefaultToLinear", "yarn-ramp-reversed"},
+    {"yarnScalesEveryPairByItsAttentionFactor", "yarn-attention-factor-dropped"},
+    {"dynamicNtkPastTheOriginalLengthIsDefaultRopeWithTheGrownBase", "stale-dynamic-ntk-cache"},
+    {"llama3OuterBandsAreDefaultAndLinearRopeAtEveryPosition", "llama3-read-as-linear"},
+    {"longropeSwitchesToLongFactorsOnlyPastTheOriginalLength", "longrope-switch-at-orig"},
+    {"t5LogBucketsLieBetweenIntegerPowerBoundaries", "t5-float32-log-truncated"},
 };
 
 // The mutants issue 10 names, each with the property whose relation rejects it. Where a bug
@@ -75,10 +81,14 @@ const std::vector<std::pair<std::string_view, std::string_view>> kNamedMutants{
     {"positions-in-bf16", "rotationsComposeAdditively"},
     {"storage-dtype-cache-exact-angle", "agreesWithTheExactReferenceWithinItsBound"},
     {"hf-inv-freq-bf16", "defaultFrequenciesFormTheBasePowerSeries"},
-    {"yarn-attention-factor-dropped", "agreesWithTheExactReferenceWithinItsBound"},
-    {"stale-dynamic-ntk-cache", "agreesWithTheExactReferenceWithinItsBound"},
+    {"yarn-attention-factor-dropped", "yarnScalesEveryPairByItsAttentionFactor"},
+    {"stale-dynamic-ntk-cache", "dynamicNtkPastTheOriginalLengthIsDefaultRopeWithTheGrownBase"},
     {"llama3-smoothing-dropped", "llama3FrequenciesAreContinuousAtBothBandEdges"},
     {"unrotated-beyond-2p23", "innerProductDependsOnlyOnRelativePosition"},
+    {"kv-cache-offset-ignored", "innerProductDependsOnlyOnRelativePosition"},
+    {"longrope-switch-at-orig", "longropeSwitchesToLongFactorsOnlyPastTheOriginalLength"},
+    {"yarn-ramp-reversed", "yarnFrequenciesFollowTheRampFromDefaultToLinear"},
+    {"t5-float32-log-truncated", "t5LogBucketsLieBetweenIntegerPowerBoundaries"},
 };
 
 // Past fp32-angle's horizon (|phi| about 2^22.4 with a correctly rounded theta) no bound can

@@ -236,6 +236,86 @@ void add_precision_mutants(const AddMutant& add) {
                {}, {}, {}});
 }
 
+// A decode step appends this many tokens to a KV cache of whole steps (vLLM's default block
+// size): a kernel that ignores the cache offset rotates token cache_len + s at s.
+constexpr std::int64_t kDecodeStep = 16;
+
+// HF _relative_position_bucket as torch runs it: relative_position.float() / max_exact, a float32
+// log, division by math.log(max_distance / max_exact) and the product with the bucket count in
+// float32, truncated by .to(torch.long). Near a boundary the float32 value lands on the integer.
+std::int64_t t5_float32_bucket(const Spec& spec, const Point& point) {
+  std::int64_t relative = point.c[1] - point.c[0];
+  std::int64_t half = spec.buckets, bucket = 0;
+  if (spec.bidirectional) {
+    half /= 2;
+    if (relative > 0) bucket += half;
+    relative = std::abs(relative);
+  } else {
+    relative = std::max<std::int64_t>(-relative, 0);
+  }
+  const std::int64_t exact = half / 2;
+  if (relative < exact) return bucket + relative;
+  const float ratio = static_cast<float>(relative) / static_cast<float>(exact);
+  const float value = std::log(ratio) / static_cast<float>(std::log(static_cast<double>(spec.max_distance) / exact)) *
+                      static_cast<float>(half - exact);
+  return bucket + std::min(exact + static_cast<std::int64_t>(value), half - 1);
+}
+
+// The mutants of issue 10 that get positions, plan switches and buckets wrong.
+void add_position_and_plan_mutants(const AddMutant& add) {
+  add("kv-cache-offset-ignored",
+      "a decode kernel that ignores the KV-cache position offset: token cache_len + s of a 16-token step rotated at s",
+      Mutation{{},
+               [](const Spec& spec, Point point) {
+                 if (spec.family == Family::rope || spec.family == Family::xpos || spec.family == Family::mrope)
+                   for (std::int64_t& coordinate : point.c) coordinate = ((coordinate % kDecodeStep) + kDecodeStep) % kDecodeStep;
+                 return point;
+               },
+               {}, {}});
+  add("longrope-switch-at-orig", "LongRoPE taking its long factors at length == orig instead of past it (> orig, HF and Phi-3)",
+      Mutation{[](Spec spec, std::int64_t length) {
+                 if (spec.scaling.kind == PlanKind::longrope && length >= spec.scaling.orig)
+                   spec.scaling.short_factors = spec.scaling.long_factors;
+                 return spec;
+               },
+               {}, {}, {}});
+  add("yarn-ramp-reversed", "YaRN's ramp weights applied the wrong way round: high frequencies interpolated, low ones kept",
+      Mutation{[](Spec spec, std::int64_t length) {
+                 if (spec.scaling.kind != PlanKind::yarn) return spec;
+                 auto [low, high] = yarn_correction_range<Wide>(spec);
+                 if (low == high) high += Wide("0.001");
+                 const Wide factor = from_decimal<Wide>(spec.scaling.factor);
+                 std::vector<Wide> frequencies = default_inv_freq(from_decimal<Wide>(spec.base), spec.rotary_dims());
+                 for (std::size_t i = 0; i < frequencies.size(); ++i) {
+                   const Wide ramp = std::clamp((Wide(static_cast<int>(i)) - low) / (high - low), Wide(0), Wide(1));
+                   frequencies[i] = frequencies[i] / factor * (1 - ramp) + frequencies[i] * ramp;
+                 }
+                 const Wide amplitude = rotary_frequencies<Wide>(spec, length).attention;
+                 spec = with_frequencies(spec, frequencies);
+                 spec.amp = decimal_of(amplitude);
+                 return spec;
+               },
+               {}, {}, {}});
+  add("llama3-read-as-linear", "llama3's rope_scaling read as plain linear(factor): every pair divided, the kept and smoothed bands too",
+      Mutation{[](Spec spec, std::int64_t) {
+                 if (spec.scaling.kind != PlanKind::llama3) return spec;
+                 FrequencyPlan linear;
+                 linear.kind = PlanKind::linear;
+                 linear.factor = spec.scaling.factor;
+                 spec.scaling = linear;
+                 return spec;
+               },
+               {}, {}, {}});
+  add("t5-float32-log-truncated",
+      "T5's bucket log computed in float32 and truncated, as torch runs HF's _relative_position_bucket: a value just "
+      "below an integer rounds onto it",
+      Mutation{{}, {},
+               [](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+                 if (spec.family == Family::t5) values[0] = Wide(t5_float32_bucket(spec, point));
+               },
+               {}});
+}
+
 std::vector<Mutant> build_mutants() {
   std::vector<Mutant> out;
   auto add = [&](std::string_view name, std::string_view bug, Mutation mutation) {
@@ -465,6 +545,7 @@ std::vector<Mutant> build_mutants() {
         return point;
       }));
   add_precision_mutants(add);
+  add_position_and_plan_mutants(add);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // The generators draw special values and the large-position bands at every RapidCheck size
 // (size-scaled draws would hide them below size 75 to 100), comparable vectors stay within
-// their spread, and value_kinds() labels subnormals by each dtype's own threshold.
+// their spread, value_kinds() labels subnormals by each dtype's own threshold, and T5 distances
+// come close to their bucket boundaries on both sides.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <limits>
 
 #include "properties/generators.hpp"
+#include "spec/spec.hpp"
 
 namespace peconform {
 namespace {
@@ -111,6 +113,28 @@ TEST(Generators, ComparableValuesShareTheirVectorsBinades) {
       }
       EXPECT_TRUE(specials) << dtype_text(dtype) << " at size " << size;
     }
+}
+
+TEST(Generators, T5LogDistancesReachJustBelowTheirBucketBoundaries) {
+  for (int size : kSmallSizes) {
+    int just_below = 0, at_or_just_past = 0;
+    for (const T5Distance& drawn : sample(gen_t5_log_distance(), size, 1000)) {
+      const Spec& spec = drawn.spec;
+      ASSERT_EQ(Spec::parse(spec.canonical()), spec);
+      const std::int64_t half = spec.bidirectional ? spec.buckets / 2 : spec.buckets, exact = half / 2;
+      ASSERT_GE(drawn.distance, exact) << spec.canonical();
+      ASSERT_LT(drawn.distance, spec.max_distance) << spec.canonical();
+      // c ln(r/e)/ln(D/e), whose integer part is the logarithmic bucket.
+      const Wide value = Wide(half - exact) * log(Wide(drawn.distance) / Wide(exact)) /
+                         log(Wide(spec.max_distance) / Wide(exact));
+      const Wide gap = round(value) - value;
+      just_below += gap > 0 && gap < Wide("1e-6");
+      at_or_just_past += gap <= 0 && gap > Wide("-1e-6");
+    }
+    // Below 1e-6 a float32 log can no longer tell the value from the integer above it.
+    EXPECT_GE(just_below, 30) << "size " << size;
+    EXPECT_GE(at_or_just_past, 30) << "size " << size;
+  }
 }
 
 TEST(Generators, ValueKindsUseEachDtypesOwnSubnormalThreshold) {
