@@ -4,9 +4,9 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "backends/cpu/frequency_plan.hpp"
 #include "backends/cpu/kernel_clones.hpp"
-#include "reference/reference.hpp"
-#include "reference/rotary.hpp"
+#include "backends/cpu/rotary_axes.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::cpu {
@@ -15,26 +15,28 @@ RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length) {
   const bool rotary = spec.family == Family::rope || spec.family == Family::xpos || spec.family == Family::mrope ||
                       spec.family == Family::rope2d;
   if (!rotary) throw SpecError(fmt::format("{} is not a rotary family", family_name(spec.family)));
-  const Reference<FastReal> reference(spec, sequence_length);
-  const RotarySlice slice = rotary_slice(spec);
+  const Frequencies frequencies =
+      spec.family == Family::rope2d ? Frequencies{axial_frequencies(spec), 1} : rotary_frequencies(spec, sequence_length);
   RotaryPlan plan;
   plan.spec = spec;
   plan.d = spec.d;
-  plan.start = slice.start;
-  plan.dims = slice.dims;
-  plan.pairs = slice.dims / 2;
-  plan.axes = spec.family == Family::mrope ? 3 : spec.family == Family::rope2d ? 2 : 1;
-  plan.attention = static_cast<double>(reference.frequencies().attention);
-  const std::vector<FastReal>& inv_freq = reference.frequencies().inv_freq;
+  // Partial rotary: the first d_rot dims (GPT-NeoX, GPT-J) or the last (DeepSeek MLA).
+  plan.dims = spec.family == Family::rope2d ? spec.d : spec.rotary_dims();
+  plan.start = spec.rot_at == RotaryPlacement::last && spec.family != Family::rope2d ? spec.d - plan.dims : 0;
+  plan.pairs = plan.dims / 2;
+  plan.axes = position_axes(spec);
+  plan.attention = static_cast<double>(frequencies.attention * quad_of(spec.amp));
+  const Quad scale_base = quad_of(spec.scale_base);
   for (int pair = 0; pair < plan.pairs; ++pair) {
-    plan.pair_axis.push_back(rotary_axis(spec, pair));
-    const FastReal& theta = inv_freq[rotary_frequency_index(spec, pair)];
-    const double hi = static_cast<double>(theta);
-    plan.frequency.push_back({hi, static_cast<double>(theta - FastReal(hi))});
+    const PairAxis placement = pair_axis(spec, pair);
+    plan.pair_axis.push_back(placement.axis);
+    const Quad theta = frequencies.theta[static_cast<std::size_t>(placement.frequency)];
+    plan.frequency.push_back(split(theta));
     plan.frequency_f32.push_back(static_cast<float>(theta));  // rounded to float32, held exactly
     if (spec.family == Family::xpos) {
-      const FastReal log_zeta = log(xpos_zeta<FastReal>(spec, pair)) / from_decimal<FastReal>(spec.scale_base);
-      plan.xpos_log_zeta.push_back(static_cast<double>(log_zeta) * (spec.role == XposRole::query ? 1 : -1));
+      // torchscale XPOS: zeta_i = (2i + 0.4 d)/(1.4 d) = (10i + 2d)/(7d) over the rotated dims.
+      const Quad zeta = static_cast<Quad>(10 * pair + 2 * plan.dims) / (7 * plan.dims);
+      plan.xpos_log_zeta.push_back(static_cast<double>(logq(zeta) / scale_base) * (spec.role == XposRole::query ? 1 : -1));
     }
   }
   double largest_frequency = 0;

@@ -27,8 +27,9 @@ struct RotaryPlan {
   std::int64_t largest_position = 0;      // largest_position_for() the largest frequency
 };
 
-// Frequencies are those of the fast reference tier (binary128), split into two doubles or
-// rounded to float: "angles from high-precision frequencies" is what exact-angle promises.
+// Frequencies come from the backend's own plans (frequency_plan.hpp), formed in binary128 and
+// split into two doubles or rounded to float: "angles from high-precision frequencies" is what
+// exact-angle promises.
 // `sequence_length` is what dynamic NTK and LongRoPE key on. Throws SpecError for a
 // non-rotary spec.
 RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length);
