@@ -15,17 +15,11 @@ std::vector<Quad> default_theta(Quad base, int d) {
   return theta;
 }
 
-// The length dynamic NTK and LongRoPE key on: the plan's `len`, else the caller's (transformers'
-// max(position_ids) + 1).
-std::int64_t keyed_length(const FrequencyPlan& plan, std::int64_t sequence_length) {
-  return plan.length ? *plan.length : sequence_length;
-}
-
 // transformers _compute_dynamic_ntk_parameters: base' = base (factor L/orig - (factor - 1))^(d/(d-2))
 // with L = max(length, orig), so that below the original context base' = base.
 std::vector<Quad> dynamic_theta(const FrequencyPlan& plan, Quad base, int d, std::int64_t sequence_length) {
   const Quad factor = quad_of(plan.factor);
-  const Quad length = static_cast<Quad>(std::max(keyed_length(plan, sequence_length), plan.orig));
+  const Quad length = static_cast<Quad>(std::max(sequence_length, plan.orig));
   const Quad orig = static_cast<Quad>(plan.orig);
   const Quad scaled_base = base * powq(factor * length / orig - (factor - 1), static_cast<Quad>(d) / (d - 2));
   return default_theta(scaled_base, d);
@@ -91,7 +85,7 @@ std::vector<Quad> llama3_theta(const FrequencyPlan& plan, Quad base, int d) {
 // original context and the short ones within it; attention sqrt(1 + ln(factor)/ln(orig)) above
 // factor 1 unless given.
 Frequencies longrope_frequencies(const FrequencyPlan& plan, Quad base, int d, std::int64_t sequence_length) {
-  const std::vector<Decimal>& ext = keyed_length(plan, sequence_length) > plan.orig ? plan.long_factors : plan.short_factors;
+  const std::vector<Decimal>& ext = sequence_length > plan.orig ? plan.long_factors : plan.short_factors;
   Frequencies out{default_theta(base, d), 1};
   for (std::size_t i = 0; i < out.theta.size(); ++i) out.theta[i] /= quad_of(ext[i]);
   const Quad factor = quad_of(plan.factor);
