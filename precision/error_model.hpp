@@ -63,7 +63,8 @@ namespace peconform {
 //          factor itself) round; then p and the product: with e = 2i/d <= 1 and
 //          e |ln base| = |ln theta_default|,
 //          (1+u)^(3 [+2]) (1+2u) exp(u (|ln theta_default| (1+u) + (1+u)/(1-u))) - 1.
-//   ggml   ggml's rope: theta_scale = powf(base, -2/n) (as above with e = 2/n), theta starts at
+//   ggml   ggml's rope: theta_scale = powf(base, -2/n) (as above with e = 2/n; n = d/2 for each
+//          axis of rope2d), theta starts at
 //          fl(p) and is multiplied by theta_scale once per pair, rounding each time; linear
 //          multiplies by fl(1/factor): (1+u)^(1 + i [+2]) (1 + eps_scale)^i - 1.
 template <class Real> Real theta_recipe_error(const Spec& spec, int pair, const Real& frequency) {
@@ -83,7 +84,8 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int pair, const 
       return pow(one_plus_u, linear ? 5 : 3) * (1 + pow_error) * exp(u * (log_default * one_plus_u + exponent_error)) - 1;
     }
     case ThetaRecipe::ggml: {
-      const Real e = Real(2) / spec.rotary_dims();
+      // rope2d runs one product per axis over d/2 dims: theta_scale = base^(-4/d).
+      const Real e = Real(2) / (spec.family == Family::rope2d ? spec.d / 2 : spec.rotary_dims());
       const Real scale_error = (1 + pow_error) * exp(u * e * (log_base * one_plus_u + exponent_error)) - 1;
       return pow(one_plus_u, 1 + pair + (linear ? 2 : 0)) * pow(1 + scale_error, pair) - 1;
     }

@@ -3,12 +3,11 @@
 #include <fmt/format.h>
 #include <variant>
 
-#include "precision/error_model.hpp"
+#include "precision/claimed_bounds.hpp"
 #include "backends/cpu/index_kernels.hpp"
 #include "backends/cpu/rotary_kernels.hpp"
 #include "backends/cpu/table_kernels.hpp"
 #include "backends/cpu/wide_conversion.hpp"
-#include "reference/reference.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform {
@@ -35,11 +34,11 @@ Plan make_plan(const Spec& spec, std::int64_t sequence_length) {
 class CpuEvaluator final : public Evaluator {
  public:
   CpuEvaluator(const Spec& spec, std::int64_t sequence_length)
-      : spec_(spec), reference_(spec, sequence_length), plan_(make_plan(spec, sequence_length)) {}
+      : spec_(spec), bounds_(spec, sequence_length), plan_(make_plan(spec, sequence_length)) {}
 
   std::vector<Wide> evaluate(const Point& point, std::span<const Wide> input) const override {
-    if (input.size() != reference_.input_size())
-      throw SpecError(fmt::format("{} takes {} input values, found {}", spec_.canonical(), reference_.input_size(), input.size()));
+    if (input.size() != input_size())
+      throw SpecError(fmt::format("{} takes {} input values, found {}", spec_.canonical(), input_size(), input.size()));
     switch (spec_.family) {
       case Family::t5:
       case Family::shaw: return {Wide(index_at(point))};
@@ -48,13 +47,36 @@ class CpuEvaluator final : public Evaluator {
   }
 
   std::vector<Wide> error_bounds(const Point& point, std::span<const Wide> input) const override {
-    return claimed_error_bounds(reference_, point, input);
+    return bounds_(point, input);
   }
 
  private:
+  // A rotary family rotates one head of d values; a learned spec reads its [rows, d] table; the
+  // tables and relative families take nothing.
+  std::size_t input_size() const {
+    switch (spec_.family) {
+      case Family::rope:
+      case Family::xpos:
+      case Family::mrope:
+      case Family::rope2d: return static_cast<std::size_t>(spec_.d);
+      case Family::learned: return static_cast<std::size_t>(spec_.rows * spec_.d);
+      default: return 0;
+    }
+  }
+
+  // d values a point, or one bias per ALiBi head, or one T5/Shaw index.
+  std::size_t output_size() const {
+    switch (spec_.family) {
+      case Family::alibi: return static_cast<std::size_t>(spec_.heads);
+      case Family::t5:
+      case Family::shaw: return 1;
+      default: return static_cast<std::size_t>(spec_.d);
+    }
+  }
+
   template <class T> std::vector<Wide> evaluate_in(const Point& point, std::span<const Wide> input) const {
     const std::int64_t p = point.c[0], q = point.c[1];
-    std::vector<T> out(reference_.output_size());
+    std::vector<T> out(output_size());
     switch (spec_.family) {
       case Family::rope:
       case Family::xpos:
@@ -98,7 +120,7 @@ class CpuEvaluator final : public Evaluator {
   }
 
   Spec spec_;
-  Reference<FastReal> reference_;
+  ClaimedBounds bounds_;
   Plan plan_;
 };
 

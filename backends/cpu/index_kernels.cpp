@@ -8,29 +8,9 @@
 #include "backends/cpu/storage.hpp"
 #include "backends/cpu/table_kernels.hpp"
 #include "backends/cpu/threading.hpp"
-#include "reference/relative_bias.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::cpu {
-
-T5Plan make_t5_plan(const Spec& spec) {
-  if (spec.family != Family::t5) throw SpecError(fmt::format("{} is not t5", family_name(spec.family)));
-  // Query `distance`, key 0: the distance without the bidirectional half's offset.
-  auto bucket_at = [&](std::int64_t distance) { return t5_bucket<FastReal>(spec, distance, 0).bucket; };
-  const std::int64_t half = spec.bidirectional ? spec.buckets / 2 : spec.buckets;
-  T5Plan plan{spec, half / 2, {}};
-  const std::int64_t beyond = std::max<std::int64_t>(spec.max_distance, plan.exact) + 1;  // saturated from here
-  for (std::int64_t bucket = plan.exact + 1; bucket < half; ++bucket) {
-    std::int64_t low = plan.exact, high = beyond;  // bucket_at(high) >= bucket unless it never is
-    if (bucket_at(high) < bucket) break;
-    while (low + 1 < high) {
-      const std::int64_t middle = low + (high - low) / 2;
-      (bucket_at(middle) >= bucket ? high : low) = middle;
-    }
-    plan.bucket_start.push_back(high);
-  }
-  return plan;
-}
 
 void t5_buckets(const T5Plan& plan, std::int64_t q_first, std::int64_t q_len, std::int64_t k_first,
                 std::int64_t k_len, std::int32_t* out) {

@@ -4,22 +4,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/cpu/t5_plan.hpp"
 #include "backends/cpu/tensor.hpp"
 #include "spec/spec.hpp"
 
 namespace peconform::cpu {
-
-// T5 buckets without a logarithm in the kernel: the bucket is monotone in the distance, so the
-// plan holds the smallest distance at which each logarithmic bucket starts, found once from the
-// exact reference (which decides the boundaries |rp| = 16, 32, 64 by integer identities). A
-// kernel that takes a float32 log instead can land one bucket low exactly there.
-struct T5Plan {
-  Spec spec;
-  std::int64_t exact = 0;                  // distances below this are their own bucket
-  std::vector<std::int64_t> bucket_start;  // bucket_start[j]: first distance of bucket exact + 1 + j
-};
-
-T5Plan make_t5_plan(const Spec& spec);
 
 // Buckets for queries q_first .. + q_len - 1 and keys k_first .. + k_len - 1, [q][k] contiguous.
 void t5_buckets(const T5Plan& plan, std::int64_t q_first, std::int64_t q_len, std::int64_t k_first,

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "backends/cpu/frequency_plan.hpp"
 #include "backends/cpu/kernel_clones.hpp"
-#include "reference/reference.hpp"
-#include "reference/rotary.hpp"
+#include "backends/cpu/rotary_axes.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::cpu {
@@ -15,26 +15,32 @@ RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length) {
   const bool rotary = spec.family == Family::rope || spec.family == Family::xpos || spec.family == Family::mrope ||
                       spec.family == Family::rope2d;
   if (!rotary) throw SpecError(fmt::format("{} is not a rotary family", family_name(spec.family)));
-  const Reference<FastReal> reference(spec, sequence_length);
-  const RotarySlice slice = rotary_slice(spec);
+  const Frequencies frequencies =
+      spec.family == Family::rope2d ? Frequencies{axial_frequencies(spec), 1} : rotary_frequencies(spec, sequence_length);
   RotaryPlan plan;
   plan.spec = spec;
   plan.d = spec.d;
-  plan.start = slice.start;
-  plan.dims = slice.dims;
-  plan.pairs = slice.dims / 2;
-  plan.axes = spec.family == Family::mrope ? 3 : spec.family == Family::rope2d ? 2 : 1;
-  plan.attention = static_cast<double>(reference.frequencies().attention);
-  const std::vector<FastReal>& inv_freq = reference.frequencies().inv_freq;
+  // Partial rotary: the first d_rot dims (GPT-NeoX, GPT-J) or the last (DeepSeek MLA).
+  plan.dims = spec.family == Family::rope2d ? spec.d : spec.rotary_dims();
+  plan.start = spec.rot_at == RotaryPlacement::last && spec.family != Family::rope2d ? spec.d - plan.dims : 0;
+  plan.pairs = plan.dims / 2;
+  plan.axes = position_axes(spec);
+  plan.attention = static_cast<double>(frequencies.attention * quad_of(spec.amp));
+  plan.frequency_count = static_cast<int>(frequencies.theta.size());
+  // rope2d's exponent is 4j/d: 2j over each axis's d/2 dims.
+  plan.float32 = float32_theta(spec, frequencies.theta, spec.family == Family::rope2d ? spec.d / 2 : plan.dims);
+  const Quad scale_base = quad_of(spec.scale_base);
   for (int pair = 0; pair < plan.pairs; ++pair) {
-    plan.pair_axis.push_back(rotary_axis(spec, pair));
-    const FastReal& theta = inv_freq[rotary_frequency_index(spec, pair)];
-    const double hi = static_cast<double>(theta);
-    plan.frequency.push_back({hi, static_cast<double>(theta - FastReal(hi))});
-    plan.frequency_f32.push_back(static_cast<float>(theta));  // rounded to float32, held exactly
+    const PairAxis placement = pair_axis(spec, pair);
+    const auto k = static_cast<std::size_t>(placement.frequency);
+    plan.pair_axis.push_back(placement.axis);
+    plan.pair_frequency.push_back(placement.frequency);
+    plan.frequency.push_back(split(frequencies.theta[k]));
+    plan.frequency_f32.push_back(plan.float32.running ? 0.0 : plan.float32.theta[k]);
     if (spec.family == Family::xpos) {
-      const FastReal log_zeta = log(xpos_zeta<FastReal>(spec, pair)) / from_decimal<FastReal>(spec.scale_base);
-      plan.xpos_log_zeta.push_back(static_cast<double>(log_zeta) * (spec.role == XposRole::query ? 1 : -1));
+      // torchscale XPOS: zeta_i = (2i + 0.4 d)/(1.4 d) = (10i + 2d)/(7d) over the rotated dims.
+      const Quad zeta = static_cast<Quad>(10 * pair + 2 * plan.dims) / (7 * plan.dims);
+      plan.xpos_log_zeta.push_back(static_cast<double>(logq(zeta) / scale_base) * (spec.role == XposRole::query ? 1 : -1));
     }
   }
   double largest_frequency = 0;
@@ -57,10 +63,9 @@ struct LoopForm {
 // float32.
 template <class T, LoopForm kForm>
 PECONFORM_KERNEL_CLONES void fill_cos_sin(const RotaryPlan& plan, const double* position, const double* position_f32,
-                                          Compute<T>* cos_out, Compute<T>* sin_out) {
+                                          const double* frequency_f32, Compute<T>* cos_out, Compute<T>* sin_out) {
   const int* axis_of = plan.pair_axis.data();
   const SplitFrequency* frequency = plan.frequency.data();
-  const double* frequency_f32 = plan.frequency_f32.data();
   const double* log_zeta = plan.xpos_log_zeta.data();
   const double attention = plan.attention, sign = plan.spec.sign;
   const bool lowp = plan.spec.precision == PrecisionClass::lowp_cache;
@@ -80,12 +85,28 @@ PECONFORM_KERNEL_CLONES void fill_cos_sin(const RotaryPlan& plan, const double* 
 }
 
 template <class T, bool kFloatAngle, bool kXpos>
-void fill_for_axes(const RotaryPlan& plan, const double* position, const double* position_f32, Compute<T>* cos_out,
-                   Compute<T>* sin_out) {
+void fill_for_axes(const RotaryPlan& plan, const double* position, const double* position_f32, const double* frequency_f32,
+                   Compute<T>* cos_out, Compute<T>* sin_out) {
   if (plan.axes == 1)
-    fill_cos_sin<T, LoopForm{kFloatAngle, kXpos, true}>(plan, position, position_f32, cos_out, sin_out);
+    fill_cos_sin<T, LoopForm{kFloatAngle, kXpos, true}>(plan, position, position_f32, frequency_f32, cos_out, sin_out);
   else
-    fill_cos_sin<T, LoopForm{kFloatAngle, kXpos, false}>(plan, position, position_f32, cos_out, sin_out);
+    fill_cos_sin<T, LoopForm{kFloatAngle, kXpos, false}>(plan, position, position_f32, frequency_f32, cos_out, sin_out);
+}
+
+// ggml's angles for one token: a running product per position axis, each pair then taking its
+// axis's product at its frequency index. The fill loop reads them as float32 frequencies at
+// position 1, where float32_angle(1, angle) is the angle itself.
+const double* ggml_token_angles(const RotaryPlan& plan, const std::int64_t* positions) {
+  thread_local std::vector<double> products, angles;
+  const auto count = static_cast<std::size_t>(plan.frequency_count);
+  products.resize(count * static_cast<std::size_t>(plan.axes));
+  angles.resize(static_cast<std::size_t>(plan.pairs));
+  for (int axis = 0; axis < plan.axes; ++axis)
+    ggml_angles(plan.float32, static_cast<float>(positions[axis]), plan.frequency_count,
+                products.data() + static_cast<std::size_t>(axis) * count);
+  for (std::size_t pair = 0; pair < angles.size(); ++pair)
+    angles[pair] = products[static_cast<std::size_t>(plan.pair_axis[pair]) * count + static_cast<std::size_t>(plan.pair_frequency[pair])];
+  return angles.data();
 }
 
 }  // namespace
@@ -99,11 +120,16 @@ void token_cos_sin(const RotaryPlan& plan, const std::int64_t* positions, Comput
     position_f32[axis] = static_cast<float>(positions[axis]);
   }
   const bool float_angle = plan.spec.precision == PrecisionClass::fp32_angle;
+  const double* frequency_f32 = plan.frequency_f32.data();
+  if (float_angle && plan.float32.running) {
+    frequency_f32 = ggml_token_angles(plan, positions);
+    for (double& p : position_f32) p = 1;
+  }
   const bool xpos = !plan.xpos_log_zeta.empty();
-  if (float_angle && xpos) fill_for_axes<T, true, true>(plan, position, position_f32, cos_out, sin_out);
-  else if (float_angle) fill_for_axes<T, true, false>(plan, position, position_f32, cos_out, sin_out);
-  else if (xpos) fill_for_axes<T, false, true>(plan, position, position_f32, cos_out, sin_out);
-  else fill_for_axes<T, false, false>(plan, position, position_f32, cos_out, sin_out);
+  if (float_angle && xpos) fill_for_axes<T, true, true>(plan, position, position_f32, frequency_f32, cos_out, sin_out);
+  else if (float_angle) fill_for_axes<T, true, false>(plan, position, position_f32, frequency_f32, cos_out, sin_out);
+  else if (xpos) fill_for_axes<T, false, true>(plan, position, position_f32, frequency_f32, cos_out, sin_out);
+  else fill_for_axes<T, false, false>(plan, position, position_f32, frequency_f32, cos_out, sin_out);
 }
 
 template void token_cos_sin<double>(const RotaryPlan&, const std::int64_t*, double*, double*);

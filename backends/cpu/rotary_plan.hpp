@@ -8,6 +8,7 @@
 
 #include "backends/cpu/angle.hpp"
 #include "backends/cpu/storage.hpp"
+#include "backends/cpu/theta_recipe.hpp"
 #include "spec/spec.hpp"
 
 namespace peconform::cpu {
@@ -20,15 +21,19 @@ struct RotaryPlan {
   int pairs = 0;
   int axes = 1;   // position axes the ids carry
   std::vector<int> pair_axis;
+  std::vector<int> pair_frequency;        // index into the family's frequencies (rotary_axes.hpp)
   std::vector<SplitFrequency> frequency;  // exact-angle and lowp-cache
-  std::vector<double> frequency_f32;      // fp32-angle: float32 values, held in double
+  std::vector<double> frequency_f32;      // fp32-angle: the recipe's float32 theta, held in double
+  Float32Theta float32;                   // fp32-angle: the recipe (ggml's forms angles per token)
+  int frequency_count = 0;                // frequencies per axis
   double attention = 1;                   // YaRN/LongRoPE attention factor times amp
   std::vector<double> xpos_log_zeta;      // xPos: ln(zeta_i) / scale_base, signed by role; else empty
   std::int64_t largest_position = 0;      // largest_position_for() the largest frequency
 };
 
-// Frequencies are those of the fast reference tier (binary128), split into two doubles or
-// rounded to float: "angles from high-precision frequencies" is what exact-angle promises.
+// Frequencies come from the backend's own plans (frequency_plan.hpp), formed in binary128 and
+// split into two doubles or rounded to float: "angles from high-precision frequencies" is what
+// exact-angle promises.
 // `sequence_length` is what dynamic NTK and LongRoPE key on. Throws SpecError for a
 // non-rotary spec.
 RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length);

@@ -5,10 +5,11 @@
 #include <fmt/format.h>
 #include <limits>
 
+#include "backends/cpu/alibi_slopes.hpp"
+#include "backends/cpu/frequency_plan.hpp"
 #include "backends/cpu/kernel_clones.hpp"
 #include "backends/cpu/position_range.hpp"
 #include "backends/cpu/threading.hpp"
-#include "reference/reference.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::cpu {
@@ -16,14 +17,12 @@ namespace peconform::cpu {
 SinusoidPlan make_sinusoid_plan(const Spec& spec) {
   if (spec.family != Family::sinusoidal && spec.family != Family::xl)
     throw SpecError(fmt::format("{} is not a sinusoidal family", family_name(spec.family)));
-  const Reference<FastReal> reference(spec, 1);
   SinusoidPlan plan{spec, {}, {}, 0};
   double largest_frequency = 0;
-  for (const FastReal& theta : reference.frequencies().inv_freq) {
-    const double hi = static_cast<double>(theta);
-    plan.frequency.push_back({hi, static_cast<double>(theta - FastReal(hi))});
+  for (const Quad theta : sinusoid_frequencies(spec)) {
+    plan.frequency.push_back(split(theta));
     plan.frequency_f32.push_back(static_cast<float>(theta));  // rounded to float32, held exactly
-    largest_frequency = std::max(largest_frequency, hi);
+    largest_frequency = std::max(largest_frequency, plan.frequency.back().hi);
   }
   plan.largest_position = largest_position_for(largest_frequency);
   return plan;
@@ -105,12 +104,8 @@ void sinusoid_rows(const SinusoidPlan& plan, std::int64_t first, std::int64_t ro
 
 AlibiPlan make_alibi_plan(const Spec& spec) {
   if (spec.family != Family::alibi) throw SpecError(fmt::format("{} is not alibi", family_name(spec.family)));
-  const Reference<FastReal> reference(spec, 1);
-  AlibiPlan plan{spec, {}, {}};
-  for (const FastReal& slope : reference.alibi_slopes()) {
-    plan.slope.push_back(static_cast<double>(slope));
-    plan.slope_f32.push_back(static_cast<float>(slope));  // rounded to float32, held exactly
-  }
+  AlibiPlan plan{spec, alibi_slopes(spec.heads), {}};
+  for (const double slope : plan.slope) plan.slope_f32.push_back(static_cast<float>(slope));  // held exactly
   return plan;
 }
 

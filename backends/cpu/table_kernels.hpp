@@ -22,8 +22,8 @@ struct SinusoidPlan {
   std::int64_t largest_position = 0;  // largest_position_for() the largest frequency
 };
 
-// Frequencies from the fast reference tier, as for the rotary plan. Throws SpecError for
-// another family.
+// Frequencies from the backend's own sinusoid_frequencies (frequency_plan.hpp), as for the
+// rotary plan. Throws SpecError for another family.
 SinusoidPlan make_sinusoid_plan(const Spec& spec);
 
 // `rows` rows of spec.d values into out[r * row_stride + e]: for sinusoidal the row of
@@ -35,7 +35,7 @@ void sinusoid_rows(const SinusoidPlan& plan, std::int64_t first, std::int64_t ro
 
 struct AlibiPlan {
   Spec spec;
-  std::vector<double> slope;      // from the fast reference tier
+  std::vector<double> slope;      // alibi_slopes.hpp, in double
   std::vector<double> slope_f32;  // float32 values, held in double
 };
 

@@ -5,6 +5,9 @@
 // Offsets are 64-bit throughout: a tensor past 2^31 elements must not wrap (Liger #803).
 #include <array>
 #include <cstdint>
+#include <fmt/format.h>
+
+#include "spec/spec_error.hpp"
 
 namespace peconform::cpu {
 
@@ -42,7 +45,13 @@ struct PositionIds {
     const std::int64_t index = axis * stride[0] + batch * stride[1] + seq * stride[2];
     const std::int64_t id = is_int64 ? static_cast<const std::int64_t*>(data)[index]
                                      : static_cast<const std::int32_t*>(data)[index];
-    return id + offset;
+    // An id and an offset each within int64 can sum past it (2^63 - 1 plus itself wraps to -2):
+    // refused, never wrapped, like any other position the kernel cannot take.
+    std::int64_t position = 0;
+    if (__builtin_add_overflow(id, offset, &position))
+      throw SpecError(fmt::format("position id {} plus offset {} at [axis {}, batch {}, seq {}] overflows int64", id, offset,
+                                  axis, batch, seq));
+    return position;
   }
 };
 

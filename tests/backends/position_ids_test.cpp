@@ -136,5 +136,25 @@ TEST(PositionIds, IdsPastThePlansLargestPositionAreRefusedNamingTheId) {
   }
 }
 
+TEST(PositionIds, IdPlusOffsetPastInt64IsRefusedNamingBoth) {
+  constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kInt64Min = std::numeric_limits<std::int64_t>::min();
+  const struct {
+    std::int64_t id, offset;
+  } sums[] = {{kInt64Max, kInt64Max}, {kInt64Max, 1}, {kInt64Min, -1}};
+  for (const auto& sum : sums) {
+    try {
+      (void)position_ids(&sum.id, 1, 1, 1, sum.offset).at(0, 0, 0);
+      ADD_FAILURE() << sum.id << " + " << sum.offset << " was accepted";
+    } catch (const SpecError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find(std::to_string(sum.id)), std::string::npos) << message;
+      EXPECT_NE(message.find(std::to_string(sum.offset)), std::string::npos) << message;
+    }
+  }
+  const std::int64_t largest = kInt64Max - 1;
+  EXPECT_EQ(position_ids(&largest, 1, 1, 1, 1).at(0, 0, 0), kInt64Max);
+}
+
 }  // namespace
 }  // namespace peconform::cpu

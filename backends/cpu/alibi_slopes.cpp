@@ -1,0 +1,34 @@
+#include "backends/cpu/alibi_slopes.hpp"
+
+#include <bit>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "spec/spec_error.hpp"
+
+namespace peconform::cpu {
+namespace {
+
+// 2^(-8h/n) through exp2, as a kernel library computes it: for n a power of two the exponent
+// -8h/n is exact in double, and exp2 is within 1 ulp (glibc), exact where the slope is a power
+// of two. The paper's start * ratio^i, with start = ratio = 2^(-8/n), rounds more often.
+std::vector<double> power_of_two_slopes(int heads) {
+  std::vector<double> slopes;
+  for (int h = 1; h <= heads; ++h) slopes.push_back(std::exp2(-8.0 * h / heads));
+  return slopes;
+}
+
+}  // namespace
+
+std::vector<double> alibi_slopes(int heads) {
+  if (heads < 1) throw SpecError(fmt::format("ALiBi needs heads >= 1, found {}", heads));
+  const auto count = static_cast<unsigned>(heads);
+  if (std::has_single_bit(count)) return power_of_two_slopes(heads);
+  const int closest = static_cast<int>(std::bit_floor(count));
+  std::vector<double> slopes = power_of_two_slopes(closest);
+  const std::vector<double> doubled = power_of_two_slopes(2 * closest);
+  for (int i = 0; i < heads - closest; ++i) slopes.push_back(doubled[static_cast<std::size_t>(2 * i)]);
+  return slopes;
+}
+
+}  // namespace peconform::cpu

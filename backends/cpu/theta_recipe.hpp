@@ -1,0 +1,32 @@
+#pragma once
+// fp32-angle: theta formed in float32 the way the spec's `theta` recipe says a real kernel forms
+// it (README "theta recipes"); precision/error_model.hpp's theta_recipe_error is the bound each
+// recipe is held to.
+#include <vector>
+
+#include "backends/cpu/quad.hpp"
+#include "spec/spec.hpp"
+
+namespace peconform::cpu {
+
+struct Float32Theta {
+  // exact, hf, meta: theta_k in float32 (held in double), one per frequency index k.
+  std::vector<double> theta;
+  // ggml: the running product's factor powf(base, -2/d) and linear's freq_scale = 1/factor in
+  // float32; `running` says the angle is formed by ggml_angles() and `theta` is empty.
+  bool running = false;
+  float scale = 1, freq_scale = 1;
+  bool scaled = false;  // linear: the angle is multiplied by freq_scale, one more rounding
+};
+
+// `exact_theta` is the plan's binary128 theta_k (the exact recipe rounds it once); `dims` is the
+// d of the exponent 2k/d: d_rot, or d/2 for each axis of rope2d. The hf/meta/ggml recipes are
+// defined for scaling none and linear only (Spec validation).
+Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims);
+
+// ggml_rope_cache_init: theta starts at the float32 position and is multiplied by theta_scale
+// once per frequency, rounding each time; angle_k = fl(freq_scale * theta_k) under linear.
+// Writes `count` angles (float32 values held in double).
+void ggml_angles(const Float32Theta& recipe, float position, int count, double* angles);
+
+}  // namespace peconform::cpu
