@@ -135,6 +135,13 @@ std::vector<Quad> sinusoid_frequencies(const Spec& spec) {
     for (int i = 0; i < pairs; ++i) theta.push_back(expq(-i * step));
     return theta;
   }
+  if (spec.family == Family::sinusoidal && spec.layout == Layout::interleaved && spec.d % 2 == 1) {
+    // DistilBERT's odd-d table: p / base^(2 floor(j/2)/d), d itself in the exponent, and one
+    // more frequency for the lone last column (transformers create_sinusoidal_embeddings).
+    std::vector<Quad> theta = default_theta(base, spec.d);
+    theta.push_back(powq(base, -static_cast<Quad>(2 * pairs) / spec.d));
+    return theta;
+  }
   return default_theta(base, 2 * pairs);
 }
 

@@ -35,6 +35,7 @@ std::vector<Quad> axial_frequencies(const Spec& spec);
 
 // A sinusoidal table's frequencies, one per (sin, cos) pair: `power` base^(-2i/(2 floor(d/2)))
 // (Vaswani), `geometric` exp(-i ln(base)/max(floor(d/2) - 1, 1)) (tensor2tensor, fairseq);
+// odd d interleaved (DistilBERT) base^(-2i/d) for i up to floor(d/2), the last for its lone column;
 // Transformer-XL's R uses 1/base^(2i/d) (kimiyoung/transformer-xl mem_transformer.py).
 std::vector<Quad> sinusoid_frequencies(const Spec& spec);
 

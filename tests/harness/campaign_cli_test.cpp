@@ -110,9 +110,13 @@ TEST_F(CampaignCli, TimeBudgetWritesAPartialReport) {
 }
 
 TEST_F(CampaignCli, CtrlCWritesAPartialReport) {
-  const std::string command =
-      fmt::format("timeout --preserve-status -s INT 5 '{}' run --profile ci --quiet --out '{}' --regressions '{}'",
-                  PECONFORM_BINARY, out("interrupted"), out("regressions"));
+  // The interrupt comes once the progress line says a case has finished (at most 60 s), so a
+  // loaded machine cannot make it land before the first case.
+  const std::string progress = out("progress");
+  const std::string command = fmt::format(
+      "'{}' run --profile ci --out '{}' --regressions '{}' 2> '{}' & pid=$!; "
+      "for i in $(seq 600); do grep -q '^cases' '{}' && break; sleep 0.1; done; kill -INT $pid; wait $pid",
+      PECONFORM_BINARY, out("interrupted"), out("regressions"), progress, progress);
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
