@@ -144,68 +144,68 @@ void rotation_at_negated_position_is_the_transpose(const Implementation& impleme
                                  "<R(a)x, y> = <x, R(-a)y>, pair by pair");
 }
 
-void interleaved_and_half_layouts_differ_by_a_fixed_permutation(const Implementation& implementation) {
-  const Spec spec = *rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes}),
-                                    gen_rotary_spec({Family::xpos, {PlanKind::none}, Partial::sometimes}),
-                                    gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::sometimes}));
-  RC_TAG(std::string(family_name(spec.family)));
-  Spec interleaved = spec, half = spec;
+// One input x at one point, evaluated under the interleaved layout, under half on P x (P the
+// regrouping that sends slice element 2i to i and 2i+1 to i+d/2, the pairs of one layout to those
+// of the other), and under interleaved_to_half: the three relate through P alone.
+struct LayoutTwins {
+  std::vector<std::size_t> regroup;  // P
+  Evaluation interleaved, half_of_regrouped, interleaved_to_half;
+};
+
+LayoutTwins evaluate_in_every_layout(const Implementation& implementation, const Spec& spec) {
+  Spec interleaved = spec, half = spec, regrouped = spec;
   interleaved.layout = Layout::interleaved;
   half.layout = Layout::half;
+  regrouped.layout = Layout::interleaved_to_half;
   const std::int64_t length = gen_sequence_length();
-  const auto interleaved_evaluator = implementation.prepare(interleaved, length);
-  const auto half_evaluator = implementation.prepare(half, length);
-  // The permutation: interleaved element (2i, 2i+1) of the slice goes to half element (i, i+d/2).
-  const std::vector<std::size_t> to_half = pair_permutation(rotary_pairs(interleaved), rotary_pairs(half), spec.d);
+  LayoutTwins twins;
+  twins.regroup = pair_permutation(rotary_pairs(interleaved), rotary_pairs(half), spec.d);
   const Point point = *gen_point(spec);
   const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
-  std::vector<Wide> permuted(x.size());
-  for (std::size_t e = 0; e < x.size(); ++e) permuted[to_half[e]] = x[e];
-  const Evaluation yi = evaluate(*interleaved_evaluator, interleaved, point, x);
-  const Evaluation yh = evaluate(*half_evaluator, half, point, permuted);
-  for (std::size_t e = 0; e < x.size(); ++e)
-    require_close(yh.values[to_half[e]], yi.values[e], yi.bounds[e] + yh.bounds[to_half[e]], [&] {
-      return Site{"half(P x) = P interleaved(x)", yh.case_text() + " vs " + yi.case_text(), element_text(e),
-                  input_text(yi, e, e), spec.dtype};
+  std::vector<Wide> regrouped_x(x.size());
+  for (std::size_t e = 0; e < x.size(); ++e) regrouped_x[twins.regroup[e]] = x[e];
+  twins.interleaved = evaluate(*implementation.prepare(interleaved, length), interleaved, point, x);
+  twins.half_of_regrouped = evaluate(*implementation.prepare(half, length), half, point, regrouped_x);
+  twins.interleaved_to_half = evaluate(*implementation.prepare(regrouped, length), regrouped, point, x);
+  return twins;
+}
+
+// Requires lhs at P e to equal rhs at P e (`rhs_regrouped`) or at e, for every element e.
+void require_regrouped(const Evaluation& lhs, const Evaluation& rhs, const std::vector<std::size_t>& regroup, bool rhs_regrouped,
+                       const std::string& relation, Dtype dtype) {
+  for (std::size_t e = 0; e < regroup.size(); ++e) {
+    const std::size_t to = regroup[e], from = rhs_regrouped ? to : e;
+    require_close(lhs.values[to], rhs.values[from], lhs.bounds[to] + rhs.bounds[from], [&] {
+      return Site{relation, lhs.case_text() + " vs " + rhs.case_text(), element_text(to), input_text(rhs, from, from), dtype};
     });
+  }
+}
+
+rc::Gen<Spec> gen_layout_twin_spec() {
+  return rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes}),
+                        gen_rotary_spec({Family::xpos, {PlanKind::none}, Partial::sometimes}),
+                        gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::sometimes}));
+}
+
+void interleaved_and_half_layouts_differ_by_a_fixed_permutation(const Implementation& implementation) {
+  const Spec spec = *gen_layout_twin_spec();
+  RC_TAG(std::string(family_name(spec.family)));
+  const LayoutTwins twins = evaluate_in_every_layout(implementation, spec);
+  require_regrouped(twins.half_of_regrouped, twins.interleaved, twins.regroup, false, "half(P x) = P interleaved(x)", spec.dtype);
 }
 
 // DeepSeek-V3's interleaved_to_half reads pair i at (2i, 2i+1) and writes it to (i, i+d/2): it is
-// the interleaved rotation followed by the regrouping P that sends slice element 2i to i and
-// 2i+1 to i+d/2, and equally the half-split rotation of P x (transformers' DeepSeek-V3
-// `apply_rotary_pos_emb_interleave` regroups first, then applies `rotate_half`).
+// the interleaved rotation followed by P, and equally the half-split rotation of P x
+// (transformers' DeepSeek-V3 `apply_rotary_pos_emb_interleave` regroups first, then applies
+// `rotate_half`).
 void interleaved_to_half_is_interleaved_then_regrouped(const Implementation& implementation) {
-  const std::vector<Layout> layout{Layout::interleaved_to_half};
-  const Spec regrouped = *rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes, layout}),
-                                         gen_rotary_spec({Family::xpos, {PlanKind::none}, Partial::sometimes, layout}),
-                                         gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::sometimes, layout}));
-  RC_TAG(std::string(family_name(regrouped.family)));
-  Spec interleaved = regrouped, half = regrouped;
-  interleaved.layout = Layout::interleaved;
-  half.layout = Layout::half;
-  const std::int64_t length = gen_sequence_length();
-  const auto regrouped_evaluator = implementation.prepare(regrouped, length);
-  const auto interleaved_evaluator = implementation.prepare(interleaved, length);
-  const auto half_evaluator = implementation.prepare(half, length);
-  const std::vector<std::size_t> regroup = pair_permutation(rotary_pairs(interleaved), rotary_pairs(half), regrouped.d);
-  const Point point = *gen_point(regrouped);
-  const std::vector<Wide> x = finite_input(regrouped, static_cast<std::size_t>(regrouped.d));
-  std::vector<Wide> regrouped_x(x.size());
-  for (std::size_t e = 0; e < x.size(); ++e) regrouped_x[regroup[e]] = x[e];
-  const Evaluation y = evaluate(*regrouped_evaluator, regrouped, point, x);
-  const Evaluation yi = evaluate(*interleaved_evaluator, interleaved, point, x);
-  const Evaluation yh = evaluate(*half_evaluator, half, point, regrouped_x);
-  for (std::size_t e = 0; e < x.size(); ++e) {
-    const std::size_t to = regroup[e];
-    require_close(y.values[to], yi.values[e], y.bounds[to] + yi.bounds[e], [&] {
-      return Site{"interleaved_to_half(x) = P interleaved(x)", y.case_text() + " vs " + yi.case_text(),
-                  element_text(to), input_text(yi, e, e), regrouped.dtype};
-    });
-    require_close(y.values[to], yh.values[to], y.bounds[to] + yh.bounds[to], [&] {
-      return Site{"interleaved_to_half(x) = half(P x)", y.case_text() + " vs " + yh.case_text(), element_text(to),
-                  input_text(yh, to, to), regrouped.dtype};
-    });
-  }
+  const Spec spec = *gen_layout_twin_spec();
+  RC_TAG(std::string(family_name(spec.family)));
+  const LayoutTwins twins = evaluate_in_every_layout(implementation, spec);
+  require_regrouped(twins.interleaved_to_half, twins.interleaved, twins.regroup, false,
+                    "interleaved_to_half(x) = P interleaved(x)", spec.dtype);
+  require_regrouped(twins.interleaved_to_half, twins.half_of_regrouped, twins.regroup, true,
+                    "interleaved_to_half(x) = half(P x)", spec.dtype);
 }
 
 void negated_sign_equals_standard_rotation_at_negated_position(const Implementation& implementation) {
