@@ -4,13 +4,31 @@
 // the error model).
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "spec/spec.hpp"
 
 namespace peconform::cpu {
 
+// binary16. GCC 12 and clang 15 have _Float16 on x86-64 (and define __FLT16_MANT_DIG__ with
+// it). Clang 14 does not; its __fp16 stores the same format and converts to it from double or
+// float with one rounding (compiler-rt's __truncdfhf2 and __truncsfhf2, which
+// backends/cpu/CMakeLists.txt links), but cannot be passed or returned by value, so there Half
+// wraps it and converts the way _Float16 does. tests/backends/half_storage_test.cpp checks the
+// rounding against MPFR on whichever type this is.
+#ifdef __FLT16_MANT_DIG__
 using Half = _Float16;
+#else
+struct Half {
+  __fp16 value;
+  Half() = default;
+  template <class Number>
+    requires std::is_arithmetic_v<Number>
+  Half(Number number) : value(static_cast<__fp16>(number)) {}
+  operator float() const { return value; }
+};
+#endif
 
 // bfloat16 held as its bits, the top half of a binary32.
 struct BFloat16 {

@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "backends/cpu/storage.hpp"
 #include "backends/reference_tiers.hpp"
 #include "precision/error_model.hpp"
 #include "properties/checks.hpp"
@@ -31,7 +32,7 @@ Wide round_to_bf16(const Wide& value) {
 }
 
 Wide round_to_fp32(const Wide& value) { return Wide(static_cast<float>(value)); }
-Wide round_to_fp16(const Wide& value) { return Wide(static_cast<double>(static_cast<_Float16>(static_cast<double>(value)))); }
+Wide round_to_fp16(const Wide& value) { return Wide(static_cast<double>(static_cast<cpu::Half>(static_cast<double>(value)))); }
 
 // A value as a kernel of storage dtype `dtype` writes it.
 Wide stored(const Wide& value, Dtype dtype) {
