@@ -222,7 +222,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
               tally.identical();
             } else {
               tally.fail({o, row + static_cast<std::int64_t>(e)},
-                         [&] { return describe(std::isnan(y) ? "unwritten" : "nan", e, input_text(), NAN, y, INFINITY, 0); });
+                         [&, e = e, y = y] { return describe(std::isnan(y) ? "unwritten" : "nan", e, input_text(), NAN, y, INFINITY, 0); });
             }
           }
           continue;

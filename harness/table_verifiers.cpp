@@ -87,7 +87,7 @@ ElementTally verify_sinusoid(const KernelCall& call) {
             const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
             const Screened x{Access::value(out, at), expected, bound, cs.error, Access::bits(out, at) != sentinel, bound >= 1};
             check_screened(x, {0, row * spec.d + static_cast<std::int64_t>(e)}, position, type, escalation, point, e, tally,
-                           [&](std::string kind, double ref, double actual, double ratio) {
+                           [&, e = e](std::string kind, double ref, double actual, double ratio) {
                              return ElementFailure{kind, "table", row * spec.d + static_cast<std::int64_t>(e),
                                                    {0, row, 0, static_cast<std::int64_t>(e)}, format_point(spec.family, point),
                                                    fmt::format("angle {:.17g}", angle), hex_and_decimal(ref),

@@ -168,7 +168,8 @@ void yarn_frequencies_follow_the_ramp_from_default_to_linear(const Implementatio
   Spec spec = *gen_rotary_spec({Family::rope, {PlanKind::yarn}, Partial::sometimes});
   spec.scaling.factor = gen_factor_above_one();
   const Spec plain = without_scaling(spec), linear = with_linear_scaling(spec, spec.scaling.factor);
-  const auto [low, high] = yarn_ramp_ends(spec);
+  const std::pair<Wide, Wide> ramp_ends = yarn_ramp_ends(spec);
+  const Wide low = ramp_ends.first, high = ramp_ends.second;
   const auto yarn_evaluator = implementation.prepare(spec, 2);
   const auto plain_evaluator = implementation.prepare(plain, 2);
   const auto linear_evaluator = implementation.prepare(linear, 2);
@@ -226,8 +227,8 @@ void yarn_scales_every_pair_by_its_attention_factor(const Implementation& implem
   const Evaluation y = evaluate(*evaluator, spec, point, x);
   const auto pairs = rotary_pairs(spec), read = rotary_input_pairs(spec);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const auto [a, b] = pairs[i];
-    const auto [xa, xb] = read[i];
+    const std::size_t a = pairs[i].first, b = pairs[i].second;
+    const std::size_t xa = read[i].first, xb = read[i].second;
     const Wide expected = amplitude * pair_norm(x, xa, xb);
     require_close(pair_norm(y.values, a, b), expected, pair_bound(y, a, b) + check_rounding(expected, 16), [&] {
       return Site{fmt::format("|R(p)x| on each pair is amp * attention_factor ({}) * |x|", static_cast<double>(attention)),
@@ -271,8 +272,8 @@ void dynamic_ntk_past_the_original_length_is_default_rope_with_the_grown_base(co
   const Wide amp = from_decimal<Wide>(spec.amp);
   const auto pairs = rotary_pairs(spec), read = rotary_input_pairs(spec);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const auto [ea, eb] = pairs[i];
-    const auto [xa, xb] = read[i];
+    const std::size_t ea = pairs[i].first, eb = pairs[i].second;
+    const std::size_t xa = read[i].first, xb = read[i].second;
     const Wide theta = pow(grown, Wide(-2 * static_cast<int>(i)) / Wide(dims));
     const Wide base_rounding = amp * pair_norm(input, xa, xb) * Wide(point.c[0]) * theta * delta;
     for (std::size_t e : {ea, eb})

@@ -19,19 +19,16 @@ rc::Gen<Spec> gen_any_rotary_spec(const std::vector<Layout>& layouts = every_lay
                         gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear}, Partial::sometimes, layouts}));
 }
 
-struct Prepared {
-  Spec spec;
-  std::unique_ptr<Evaluator> evaluator;
-};
-
-Prepared prepare(const Implementation& implementation, const rc::Gen<Spec>& specs) {
+// A spec drawn from `specs` and tagged with its family.
+Spec draw_tagged(const rc::Gen<Spec>& specs) {
   Spec spec = *specs;
   RC_TAG(std::string(family_name(spec.family)));
-  return {spec, implementation.prepare(spec, gen_sequence_length())};
+  return spec;
 }
 
 void rotation_preserves_norm_per_pair(const Implementation& implementation) {
-  const auto [spec, evaluator] = prepare(implementation, gen_any_rotary_spec());
+  const Spec spec = draw_tagged(gen_any_rotary_spec());
+  const auto evaluator = implementation.prepare(spec, gen_sequence_length());
   const Point point = *gen_point(spec);
   RC_TAG(position_band(point.c[0]));
   const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
@@ -39,7 +36,7 @@ void rotation_preserves_norm_per_pair(const Implementation& implementation) {
   const Evaluation zero = evaluate(*evaluator, spec, Point{}, x);
   const auto pairs = rotary_pairs(spec);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const auto [a, b] = pairs[i];
+    const std::size_t a = pairs[i].first, b = pairs[i].second;
     // xPos grows pair i by zeta_i^(+-n/scale_base), zeta_i = (2i + 0.4 d)/(1.4 d) (torchscale).
     Wide growth(1);
     if (spec.family == Family::xpos) {
@@ -59,7 +56,8 @@ void rotation_preserves_norm_per_pair(const Implementation& implementation) {
 }
 
 void inner_product_depends_only_on_relative_position(const Implementation& implementation) {
-  const auto [spec, evaluator] = prepare(implementation, gen_plain_rotary_spec());
+  const Spec spec = draw_tagged(gen_plain_rotary_spec());
+  const auto evaluator = implementation.prepare(spec, gen_sequence_length());
   const int arity = point_arity(spec.family);
   const Point m = *gen_point(spec), n = *gen_point(spec);
   const std::int64_t highest = std::max(*std::max_element(m.c.begin(), m.c.end()), *std::max_element(n.c.begin(), n.c.end()));
@@ -76,7 +74,8 @@ void inner_product_depends_only_on_relative_position(const Implementation& imple
 void rotations_compose_additively(const Implementation& implementation) {
   // interleaved_to_half is a rotation followed by a permutation, so applied twice it permutes
   // twice; interleavedToHalfIsInterleavedThenRegrouped ties it to a rotating layout instead.
-  const auto [spec, evaluator] = prepare(implementation, gen_any_rotary_spec(rotating_layouts()));
+  const Spec spec = draw_tagged(gen_any_rotary_spec(rotating_layouts()));
+  const auto evaluator = implementation.prepare(spec, gen_sequence_length());
   const Point a = *gen_point(spec, position_limit(spec) / 2), b = *gen_point(spec, position_limit(spec) / 2);
   RC_TAG(position_band(a.c[0] + b.c[0]));
   const Point sum = add_points(a, b);
@@ -89,7 +88,7 @@ void rotations_compose_additively(const Implementation& implementation) {
   const std::vector<Wide> gain_a = pair_gains(*evaluator, spec, a), gain_sum = pair_gains(*evaluator, spec, sum);
   const auto pairs = rotary_pairs(spec);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const auto [ea, eb] = pairs[i];
+    const std::size_t ea = pairs[i].first, eb = pairs[i].second;
     // The second rotation carries the first one's error along, times its gain.
     const Wide carried = gain_a[i] * pair_bound(inner, ea, eb) + gain_sum[i] * pair_bound(scaled, ea, eb);
     for (std::size_t e : {ea, eb})
@@ -107,7 +106,8 @@ void rotations_compose_additively(const Implementation& implementation) {
 }
 
 void rotation_at_position_zero_is_the_identity(const Implementation& implementation) {
-  const auto [spec, evaluator] = prepare(implementation, gen_any_rotary_spec());
+  const Spec spec = draw_tagged(gen_any_rotary_spec());
+  const auto evaluator = implementation.prepare(spec, gen_sequence_length());
   const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
   const Evaluation zero = evaluate(*evaluator, spec, Point{}, x);
   const Evaluation unit = evaluate(*evaluator, spec, Point{}, unit_pairs_input(spec));
@@ -115,12 +115,12 @@ void rotation_at_position_zero_is_the_identity(const Implementation& implementat
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     // The amplitude A is what R(0) makes of (1, 0); R(0)x must be A x, turned by nothing (and
     // moved from where the pair is read to where it is written).
-    const auto [a, b] = pairs[i];
-    const auto [in_a, in_b] = inputs[i];
+    const std::size_t a = pairs[i].first, b = pairs[i].second;
+    const std::size_t in_a = inputs[i].first, in_b = inputs[i].second;
     const Wide amplitude = pair_norm(unit.values, a, b);
     for (const auto& [e, from] : {std::pair{a, in_a}, std::pair{b, in_b}})
       require_close(zero.values[e], amplitude * x[from],
-                    zero.bounds[e] + pair_bound(unit, a, b) * abs(x[from]) + check_rounding(abs(zero.values[e]), 4), [&] {
+                    zero.bounds[e] + pair_bound(unit, a, b) * abs(x[from]) + check_rounding(abs(zero.values[e]), 4), [&, e = e] {
                       return Site{"R(0)x = A x on every rotated pair", zero.case_text(), element_text(e),
                                   input_text(zero, in_a, in_b), spec.dtype};
                     });
@@ -134,7 +134,8 @@ void rotation_at_position_zero_is_the_identity(const Implementation& implementat
 
 void rotation_at_negated_position_is_the_transpose(const Implementation& implementation) {
   // Only a rotation has its inverse as its transpose (see rotations_compose_additively).
-  const auto [spec, evaluator] = prepare(implementation, gen_plain_rotary_spec(rotating_layouts()));
+  const Spec spec = draw_tagged(gen_plain_rotary_spec(rotating_layouts()));
+  const auto evaluator = implementation.prepare(spec, gen_sequence_length());
   const Point a = *gen_point(spec);
   RC_TAG(position_band(a.c[0]));
   const std::vector<Wide> x = comparable_input(spec, static_cast<std::size_t>(spec.d));

@@ -63,7 +63,7 @@ void sinusoid_entries_lie_on_the_unit_circle(const Implementation& implementatio
   const Evaluation row = evaluate(*evaluator, spec, row_point(p), {});
   for (const auto& [a, b] : table_pairs(spec)) {
     const Wide radius = pair_norm(row.values, a, b), bound = pair_bound(row, a, b);
-    require_close(radius, Wide(1), bound + check_rounding(Wide(1), 4), [&] {
+    require_close(radius, Wide(1), bound + check_rounding(Wide(1), 4), [&, a = a, b = b] {
       return Site{"sin^2 + cos^2 = 1 for every frequency", row.case_text(), fmt::format("elements {}, {}", a, b),
                   "(none)", spec.dtype};
     });
@@ -177,7 +177,7 @@ void sinusoid_at_position_zero_is_sin_zero_cos_one(const Implementation& impleme
   for (const auto& [a, b] : table_pairs(spec)) {
     const std::size_t sine = cos_first ? b : a, cosine = cos_first ? a : b;
     for (const auto& [e, expected] : {std::pair{sine, 0}, std::pair{cosine, 1}})
-      require_close(row.values[e], Wide(expected), row.bounds[e], [&] {
+      require_close(row.values[e], Wide(expected), row.bounds[e], [&, e = e] {
         return Site{"PE(0) has sin 0 = 0 and cos 0 = 1 for every frequency", row.case_text(), element_text(e), "(none)",
                     spec.dtype};
       });

@@ -136,9 +136,14 @@ Argument list_argument(std::string_view key, std::vector<std::string> elements) 
 }
 
 // The scope a key applies to: a family for spec keys, a plan kind for plan keys.
-Family scope_of(const Spec& spec) { return spec.family; }
-PlanKind scope_of(const FrequencyPlan& plan) { return plan.kind; }
-template <class Owner> using ScopeOf = decltype(scope_of(std::declval<const Owner&>()));
+template <class Owner> struct KeyScope;
+template <> struct KeyScope<Spec> {
+  using type = Family;
+};
+template <> struct KeyScope<FrequencyPlan> {
+  using type = PlanKind;
+};
+template <class Owner> using ScopeOf = typename KeyScope<Owner>::type;
 
 // One key of a spec or plan: where it applies, whether the canonical form always shows it, and
 // how it reads and writes its value. Keys appear in the canonical form in table order.
