@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs peconform's build and test dependencies from Debian 12 packages. Idempotent: when
-# every package is already installed it does nothing (and needs no network or root).
+# Installs peconform's build and test dependencies from Debian 12 packages, and any further
+# packages named as arguments. Idempotent: when every package is already installed it does
+# nothing (and needs no network or root).
 set -euo pipefail
 
 packages=(
@@ -10,6 +11,7 @@ packages=(
   libomp-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   python3 python3-mpmath
   libxml2-utils chromium python3-jsonschema
+  "$@"
 )
 
 missing=()
