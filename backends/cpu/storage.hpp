@@ -13,9 +13,10 @@ namespace peconform::cpu {
 
 // binary16. GCC 12 and clang 15 have _Float16 on x86-64 (and define __FLT16_MANT_DIG__ with
 // it). Clang 14 does not; its __fp16 stores the same format and converts to it from double or
-// float with one rounding (compiler-rt's __truncdfhf2 and __truncsfhf2, which
-// backends/cpu/CMakeLists.txt links), but cannot be passed or returned by value, so there Half
-// wraps it and converts the way _Float16 does. tests/backends/half_storage_test.cpp checks the
+// float with one rounding (__truncdfhf2 and compiler-rt's __gnu_f2h_ieee; back to float with
+// __gnu_h2f_ieee, which libgcc lacks, so backends/cpu/CMakeLists.txt links compiler-rt), but
+// cannot be passed or returned by value, so there Half wraps it and converts the way _Float16
+// does. tests/backends/half_storage_test.cpp checks the
 // rounding against MPFR on whichever type this is.
 #ifdef __FLT16_MANT_DIG__
 using Half = _Float16;
