@@ -139,11 +139,18 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
   if (!filters.spec) {
     if (has_dtype(cell.family)) c.spec.dtype = cell.dtype;
     if (has_precision(cell.family)) c.spec.precision = cell.precision;
-    // fp32-angle kernels form theta as one of the recipes (README, `theta`); each is drawn alike
-    // where the spec allows one.
-    const bool recipes = is_rotary(cell.family) && c.spec.precision == PrecisionClass::fp32_angle &&
-                         (c.spec.scaling.kind == PlanKind::none || c.spec.scaling.kind == PlanKind::linear);
-    if (recipes) c.spec.theta = static_cast<ThetaRecipe>(counter_hash(campaign_seed, kThetaRecipe, index) % 4);
+    // fp32-angle kernels form theta (or ALiBi's slopes) as one of their family's recipes (README,
+    // `theta`, `slopes`); each is drawn alike where the spec allows one.
+    const std::uint64_t recipe = counter_hash(campaign_seed, kThetaRecipe, index);
+    if (c.spec.precision == PrecisionClass::fp32_angle) {
+      const bool table = cell.family == Family::sinusoidal || cell.family == Family::xl;
+      if (is_rotary(cell.family) && (c.spec.scaling.kind == PlanKind::none || c.spec.scaling.kind == PlanKind::linear))
+        c.spec.theta = static_cast<ThetaRecipe>(recipe % 4);
+      else if (table)
+        c.spec.theta = recipe % 2 == 0 ? ThetaRecipe::exact : ThetaRecipe::exp_log;
+      else if (cell.family == Family::alibi)
+        c.spec.slopes = recipe % 2 == 0 ? SlopeRecipe::exact : SlopeRecipe::bloom;
+    }
   }
   c.inputs = random.chance(0.25) ? InputKind::bit_patterns : InputKind::activations;
   const std::int64_t budget = std::min(profile.largest_call_elements, capabilities.largest_call_elements);

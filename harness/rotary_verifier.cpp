@@ -66,7 +66,8 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
     const auto [a, b] = rotary_pair_elements(spec.layout, start, dims, pair);
     const auto [in_a, in_b] = rotary_pair_inputs(spec.layout, start, dims, pair);
     const Wide frequency = reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)];
-    PairConstants c{a, b, in_a, in_b, rotary_axis(spec, pair), frequency, 0, angle_growth<Wide>(spec, pair, frequency)};
+    const int frequency_index = static_cast<int>(rotary_frequency_index(spec, pair));
+    PairConstants c{a, b, in_a, in_b, rotary_axis(spec, pair), frequency, 0, angle_growth<Wide>(spec, frequency_index)};
     if (spec.family == Family::xpos) {
       const Wide log_zeta = log(xpos_zeta<Wide>(spec, pair)) / from_decimal<Wide>(spec.scale_base);
       c.log_zeta = spec.role == XposRole::query ? log_zeta : -log_zeta;

@@ -62,6 +62,9 @@ ElementTally verify_sinusoid(const KernelCall& call) {
   const std::uint64_t sentinel = sentinel_bits(type);
   const bool sine_second = spec.family == Family::sinusoidal && spec.order == SinusoidalOrder::cos_sin;
   Escalation escalation(call);
+  // Each frequency's angle error growth, once per call (the lone column's follows the pairs').
+  std::vector<double> growth;
+  for (int index = 0; index <= spec.d / 2; ++index) growth.push_back(angle_growth<double>(spec, index));
   std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
 #pragma omp parallel
   {
@@ -73,7 +76,9 @@ ElementTally verify_sinusoid(const KernelCall& call) {
       std::vector<bool> paired(static_cast<std::size_t>(spec.d), false);
       with_typed_access(spec.dtype, [&](auto access) {
         using Access = decltype(access);
+        std::size_t index = 0;
         for (const TablePairScale<Wide>& pair : table_pair_scales(reference, point)) {
+          const double pair_growth = growth[index++];
           const ScreenedCosSin cs = screened_cos_sin(pair.angle);
           const double angle = std::abs(static_cast<double>(pair.angle));
           const std::size_t sine = sine_second ? pair.second : pair.first, cosine = sine_second ? pair.first : pair.second;
@@ -83,7 +88,7 @@ ElementTally verify_sinusoid(const KernelCall& call) {
           for (const auto& [e, expected] : pair.lone ? std::span(&lone, 1) : std::span(both)) {
             paired[e] = true;
             // The final rounding is relative to the entry; |entry| <= |screened value| + its error.
-            const double bound = sinusoid_bound<double>(spec, angle, std::abs(expected) + cs.error) * kBoundRounding;
+            const double bound = sinusoid_bound<double>(spec, angle, std::abs(expected) + cs.error, pair_growth) * kBoundRounding;
             const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
             const Screened x{Access::value(out, at), expected, bound, cs.error, Access::bits(out, at) != sentinel, bound >= 1};
             check_screened(x, {0, row * spec.d + static_cast<std::int64_t>(e)}, position, type, escalation, point, e, tally,
@@ -124,7 +129,8 @@ ElementTally verify_alibi(const KernelCall& call) {
   const Reference<FastReal> reference(spec, call.sequence_length);
   std::vector<double> slopes;
   for (const Wide& slope : reference.alibi_slopes()) slopes.push_back(static_cast<double>(slope));
-  const BiasBoundTerms<double> terms = alibi_bound_terms<double>(spec);
+  std::vector<BiasBoundTerms<double>> head_terms;
+  for (int h = 0; h < spec.heads; ++h) head_terms.push_back(alibi_bound_terms<double>(spec, h));
   const Buffer& out = call.outputs[0];
   const ElementType type = out.type;
   const std::uint64_t sentinel = sentinel_bits(type);
@@ -138,6 +144,7 @@ ElementTally verify_alibi(const KernelCall& call) {
     for (std::int64_t h = 0; h < heads; ++h)
       for (std::int64_t q = 0; q < call.rows; ++q) {
         const double slope = slopes[static_cast<std::size_t>(h)];
+        const BiasBoundTerms<double>& terms = head_terms[static_cast<std::size_t>(h)];
         with_typed_access(spec.dtype, [&](auto access) {
           using Access = decltype(access);
           for (std::int64_t k = 0; k < call.keys; ++k) {

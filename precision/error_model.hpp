@@ -27,8 +27,9 @@
 // times cos) rounds three times in double (eta_64 = 2^-1074) and once more into the compute
 // format, each by at most half a spacing on each of c and s; then the products, and the store.
 // A sinusoid entry y = sin or cos: B = d_phi + 2^-52 + u_f |y| + eta_c + eta_s.
-// An ALiBi bias b: |b| (2^-51 + u_c + u_s) + eta_c + eta_s, or |b| (4 u_32 + u_s) + ... under
-// fp32-angle (float slope, float distance, float product).
+// An ALiBi bias b: |b| (2^-51 + u_c + u_s) + eta_c + eta_s, or under fp32-angle |b| times the
+// float32 slope recipe's error, the distance's and the product's roundings, plus u_s
+// (alibi_bound_terms).
 //
 // Unconstrained: where the part of B proportional to the element's own scale (A r for an element
 // of a rotated pair, 1 for a table entry, |b| for a bias) reaches that scale, the bound says
@@ -39,55 +40,101 @@
 // never as a pass. Pass-through dims, gathers, T5 and Shaw indices and masked biases must be
 // identical: B = 0.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <span>
 #include <vector>
 
+#include "precision/float32_representable.hpp"
 #include "precision/format_constants.hpp"
 #include "backends/implementation.hpp"
 #include "reference/reference.hpp"
 
 namespace peconform {
 
-// The relative error of a float32 angle fl(p) theta_f as the spec's recipe forms it, for pair
-// `pair` (its place in the series theta_0, theta_1, ...) whose exact frequency is `frequency`.
-// Each rounding of binary32 contributes a factor (1 + u), u = 2^-24; powf is charged one ulp
-// (2u: glibc's is within 0.82 ulp, SLEEF's u10 and CUDA's within 1), and an exponent e or a
-// base rounded by u moves base^e by exp(e |ln base| u) and exp(e u) (first order, bounded by
-// the exponential itself):
-//   exact  theta, p and their product each correctly rounded: (1+u)^3 - 1.
-//   hf     Hugging Face's inv_freq = 1 / base^(2i/d) in float32 (modeling_rope_utils,
-//   meta   _compute_default_rope_parameters) and Meta's llama precompute_freqs_cis, the same
-//          operations: 2i/d rounds, pow, the reciprocal, linear's division by the factor (and the
-//          factor itself) round; then p and the product: with e = 2i/d <= 1 and
-//          e |ln base| = |ln theta_default|,
-//          (1+u)^(3 [+2]) (1+2u) exp(u (|ln theta_default| (1+u) + (1+u)/(1-u))) - 1.
-//   ggml   ggml's rope: theta_scale = powf(base, -2/n) (as above with e = 2/n; n = d/2 for each
-//          axis of rope2d), theta starts at
-//          fl(p) and is multiplied by theta_scale once per pair, rounding each time; linear
-//          multiplies by fl(1/factor): (1+u)^(1 + i [+2]) (1 + eps_scale)^i - 1.
-template <class Real> Real theta_recipe_error(const Spec& spec, int pair, const Real& frequency) {
+// The relative error of a float32 angle as the spec's `theta` recipe forms it, for frequency
+// `index` (k in theta_k = base^(-2k/n), n = d_rot, or d/2 for each axis of rope2d; linear
+// divides by the factor), derived from the operations the recipe performs. A rounding to
+// binary32 is a factor (1 + d) with |d| <= u = 2^-24; a value rounded on the way in and then
+// divided by is a factor 1/(1 - u); powf is charged one ulp, 2u (glibc's is within 0.82 ulp,
+// SLEEF's u10 and CUDA's within 1); an exponent e_f = e (1 + d_e) and a base b_f = b (1 + d_b)
+// move b^e by the factor exp(psi), psi = e (d_e (|ln b| + l_b) + l_b) with l_b = |ln(1 + d_b)|
+// <= u/(1 - u). A rounding that cannot happen is not charged: a base or factor float32 holds
+// (representable_in_float32), an exponent 2k/n that float32 holds, pow(b, 0) = 1, the
+// reciprocal of 1, a product by theta = 1. The position p is charged u (fl(p) rounds from 2^24).
+//   exact  theta correctly rounded once (not theta_0 = 1 without a plan), then fl(fl(p) theta_f).
+//   hf     Hugging Face's inv_freq = 1.0 / base ** (arange(0, n, 2).float() / n) in float32
+//   meta   (modeling_rope_utils _compute_default_rope_parameters) and Meta's llama
+//          precompute_freqs_cis, the same operations: 2k/n rounds, powf, the reciprocal; linear
+//          divides by the factor cast to float32 (inv_freq /= factor); then fl(fl(p) theta_f).
+//   ggml   ggml_rope_cache_init: theta_scale = powf(base, -2.0f/n) (e = 2/n), theta starts at
+//          fl(p) and is multiplied by theta_scale once per frequency, rounding each time: k
+//          products; linear multiplies by freq_scale = 1.0f / (float)factor, a reciprocal of a
+//          rounded factor, and rounds the product.
+//   exp-log  sinusoid tables as the PyTorch tutorial, fairseq and tensor2tensor build them:
+//          theta_k = exp(m_k c) with c = -ln(base)/D computed in double and cast to float32
+//          (table_exponent gives m_k and D), the product m_k c_f rounded (exact where m_k is 0
+//          or a power of two), expf charged one ulp (exp(0) = 1 exactly); then fl(fl(p) theta_f).
+//          c_f = c (1 + g): ln of the double base within 2^-52 relative and 2^-53 absolute (the
+//          decimal's rounding to double), the division 2^-53, the cast u; the exponent
+//          x = m_k c is then off by |x| ((1 + g)(1 + d_m) - 1), which moves theta by exp of that.
+// A sinusoid table's theta_k = base^(-multiple/divisor) = exp(multiple * (-ln(base)/divisor)):
+// multiple 2k over 2 floor(d/2) (Vaswani, Transformer-XL; d itself for DistilBERT's odd
+// interleaved table), or k over max(floor(d/2) - 1, 1) under freq=geometric (fairseq,
+// tensor2tensor).
+struct TableExponent {
+  int multiple, divisor;
+};
+TableExponent table_exponent(const Spec& spec, int index);
+
+template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   using std::abs, std::exp, std::ldexp, std::log, std::pow;
   const Real u = ldexp(Real(1), -24);
-  const Real one_plus_u = 1 + u;
+  const Real round = 1 + u;                       // one rounding that may happen
+  const auto round_if = [&](bool rounds) { return rounds ? round : Real(1); };
   const bool linear = spec.scaling.kind == PlanKind::linear;
-  const Real factor = linear ? Real(spec.scaling.factor.to_double()) : Real(1);
+  const Real factor_in = linear && !representable_in_float32(spec.scaling.factor) ? 1 / (1 - u) : Real(1);
+  const bool base_exact = representable_in_float32(spec.base);
   const Real log_base = abs(log(Real(spec.base.to_double())));
-  const Real pow_error = 2 * u;
-  const Real exponent_error = (1 + u) / (1 - u);
+  const Real log_base_rounding = base_exact ? Real(0) : u / (1 - u);
+  const int n = spec.family == Family::rope2d ? spec.d / 2 : spec.rotary_dims();
+  // |e_f ln b_f - e ln b| for an exponent e = numerator/n formed in float32 by one division.
+  const auto exponent_and_base = [&](int numerator) {
+    const float rounded = static_cast<float>(numerator) / static_cast<float>(n);
+    const bool exponent_exact = static_cast<double>(rounded) * n == numerator;  // exact in double: 24 bits times n < 2^29
+    const Real e = Real(numerator) / Real(n);
+    return exp(e * ((exponent_exact ? Real(0) : u) * (log_base + log_base_rounding) + log_base_rounding));
+  };
+  const Real position = round;
+  // theta_0 = base^0 = 1 only without a plan: linear divides it, and the plans only the exact
+  // recipe takes (custom, yarn, dynamic, ...) may move it.
+  const bool unit_theta = index == 0 && spec.scaling.kind == PlanKind::none;
   switch (spec.theta) {
-    case ThetaRecipe::exact: return pow(one_plus_u, 3) - 1;
+    case ThetaRecipe::exact: return position * round_if(!unit_theta) * round_if(!unit_theta) - 1;
     case ThetaRecipe::hf:
     case ThetaRecipe::meta: {
-      const Real log_default = abs(log(frequency * factor));
-      return pow(one_plus_u, linear ? 5 : 3) * (1 + pow_error) * exp(u * (log_default * one_plus_u + exponent_error)) - 1;
+      // theta_0 = 1 / powf(b, 0) = 1 exactly; the others: powf, then the reciprocal.
+      const Real inv_freq = index == 0 ? Real(1) : round * exponent_and_base(2 * index) / (1 - 2 * u);
+      const Real scaled = linear ? inv_freq * factor_in * round : inv_freq;
+      return position * scaled * round_if(!unit_theta) - 1;
     }
     case ThetaRecipe::ggml: {
-      // rope2d runs one product per axis over d/2 dims: theta_scale = base^(-4/d).
-      const Real e = Real(2) / (spec.family == Family::rope2d ? spec.d / 2 : spec.rotary_dims());
-      const Real scale_error = (1 + pow_error) * exp(u * e * (log_base * one_plus_u + exponent_error)) - 1;
-      return pow(one_plus_u, 1 + pair + (linear ? 2 : 0)) * pow(1 + scale_error, pair) - 1;
+      const Real scale = (1 + 2 * u) * exponent_and_base(2);
+      const Real running = pow(round * scale, index);
+      const Real scaled = linear ? factor_in * round * round : Real(1);
+      return position * running * scaled - 1;
+    }
+    case ThetaRecipe::exp_log: {
+      const TableExponent exponent = table_exponent(spec, index);
+      // exp(0) = 1, and c = -ln(1) = 0 makes every theta 1: the angle is fl(p).
+      if (exponent.multiple == 0 || log_base == 0) return position - 1;
+      const Real double_ulp = ldexp(Real(1), -53);
+      const Real step_error = round * (1 + 2 * double_ulp) * (1 + double_ulp) * (1 + 2 * double_ulp / log_base);
+      const bool product_exact = std::has_single_bit(static_cast<unsigned>(exponent.multiple));
+      const Real x = Real(exponent.multiple) * log_base / Real(exponent.divisor);
+      const Real theta = exp(x * (step_error * round_if(!product_exact) - 1)) * (1 + 2 * u);
+      return position * theta * round - 1;
     }
   }
   return Real(0);
@@ -112,13 +159,12 @@ template <class Real> struct RotaryBoundTerms {
   }
 };
 
-// How the angle error grows with |phi| for pair `pair` of frequency `frequency` (theta): 2^-100
+// How the angle error grows with |phi| for frequency `index` (rotary_frequency_index): 2^-100
 // for the classes that form p theta to 106 bits, the recipe's error under fp32-angle. It does not
-// depend on the position, so callers form it once per pair.
-template <class Real> Real angle_growth(const Spec& spec, int pair, const Real& frequency) {
+// depend on the position, so callers form it once per frequency.
+template <class Real> Real angle_growth(const Spec& spec, int index) {
   using std::ldexp;
-  return spec.precision == PrecisionClass::fp32_angle ? theta_recipe_error<Real>(spec, pair, frequency)
-                                                      : ldexp(Real(1), -100);
+  return spec.precision == PrecisionClass::fp32_angle ? theta_recipe_error<Real>(spec, index) : ldexp(Real(1), -100);
 }
 
 // `angle` is |p theta| before the sign; `log_xpos` is ln of the xPos factor (0 for others);
@@ -147,30 +193,60 @@ template <class Real> bool within_claim(const Real& magnitude, const Real& large
 }
 
 // A sinusoid table entry's bound (a rotation of (0, 1)) at angle `angle`, for an entry of exact
-// value `entry` (its sin or cos); +inf where the angle error alone reaches 1, the entries' scale.
-template <class Real> Real sinusoid_bound(const Spec& spec, const Real& angle, const Real& entry) {
+// value `entry` (its sin or cos), whose frequency's angle error grows by `growth` (angle_growth);
+// +inf where the angle error alone reaches 1, the entries' scale.
+template <class Real> Real sinusoid_bound(const Spec& spec, const Real& angle, const Real& entry, const Real& growth) {
   using std::abs, std::ldexp;
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
-  const int growth = spec.precision == PrecisionClass::fp32_angle ? -22 : -100;
   const Real final = Real(storage.unit) + (compute_dtype(spec.dtype) != spec.dtype ? Real(compute.unit) : Real(0));
-  const Real before_rounding = ldexp(Real(1), -50) + abs(angle) * ldexp(Real(1), growth) + ldexp(Real(1), -52);
+  const Real before_rounding = ldexp(Real(1), -50) + abs(angle) * growth + ldexp(Real(1), -52);
   if (!(before_rounding < 1)) return std::numeric_limits<Real>::infinity();
   return before_rounding * (1 + final) + final * abs(entry) + Real(compute.subnormal_spacing) +
          Real(storage.subnormal_spacing);
 }
 
-// An ALiBi bias b's bound is |b| relative + absolute.
+// An ALiBi bias b's bound is |b| relative + absolute, for head `head` (0-based). Under
+// exact-angle the slope is within 2^-51 and the product rounds in the compute format. Under
+// fp32-angle the slope m is formed by the spec's `slopes` recipe, the distance is cast to float32
+// (charged u: it rounds from 2^24) and the product rounds in float32:
+//   exact  m correctly rounded (exact where m is a power of two, and then so is the product).
+//   bloom  transformers' build_alibi_tensor: base = 2^(-8/c) (c the largest power of two <= n,
+//          then 2^(-4/c) for the rest) in double, cast to float32 (exact where c <= 8, or 4
+//          for the rest; else u plus the double's 2^-52), then torch.pow(base, k) in float32
+//          (k = h + 1, then 2(h - c) + 1), charged one ulp: m (1 + d_b)^k (1 + 2u).
+// The store into the storage format rounds once more, relative to the bias: u_s.
 template <class Real> struct BiasBoundTerms {
   Real relative, absolute, largest;
 };
-template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec) {
-  using std::ldexp;
+template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec, int head) {
+  using std::ldexp, std::pow;
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
-  const Real relative = spec.precision == PrecisionClass::fp32_angle ? 4 * ldexp(Real(1), -24) + Real(storage.unit)
-                                                                     : ldexp(Real(1), -51) + Real(compute.unit) + Real(storage.unit);
-  return {relative, Real(compute.subnormal_spacing) + Real(storage.subnormal_spacing), Real(storage.largest)};
+  const Real absolute = Real(compute.subnormal_spacing) + Real(storage.subnormal_spacing);
+  if (spec.precision != PrecisionClass::fp32_angle)
+    return {ldexp(Real(1), -51) + Real(compute.unit) + Real(storage.unit), absolute, Real(storage.largest)};
+  const Real u = ldexp(Real(1), -24);
+  const int c = static_cast<int>(std::bit_floor(static_cast<unsigned>(spec.heads)));
+  const bool extra = head >= c;
+  const int series = extra ? 2 * c : c;                // the slope is 2^(-8 k / series)
+  const int k = extra ? 2 * (head - c) + 1 : head + 1;
+  Real slope = 0;
+  bool power_of_two = false;
+  switch (spec.slopes) {
+    case SlopeRecipe::exact:
+      power_of_two = 8 * k % series == 0;
+      slope = power_of_two ? Real(0) : u;
+      break;
+    case SlopeRecipe::bloom: {
+      const Real base = 8 % series == 0 ? Real(0) : (1 + u) * (1 + ldexp(Real(1), -52)) - 1;
+      slope = pow(1 + base, k) * (1 + 2 * u) - 1;
+      break;
+    }
+  }
+  const Real product = power_of_two ? Real(0) : u;
+  const Real relative = (1 + slope) * (1 + u) * (1 + product) - 1;
+  return {relative * (1 + Real(storage.unit)) + Real(storage.unit), absolute, Real(storage.largest)};
 }
 
 // The |phi| from which the spec's class stops constraining any rotated pair: where the angle

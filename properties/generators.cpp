@@ -241,12 +241,18 @@ rc::Gen<PrecisionClass> gen_precision() {
   return rc::gen::element(PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache);
 }
 
-// Under fp32-angle, how the kernel forms theta (README, `theta`): each recipe alike, where the
-// plan allows one.
-void draw_theta_recipe(Spec& spec) {
-  const bool recipes = spec.precision == PrecisionClass::fp32_angle &&
-                       (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear);
-  if (recipes) spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta, ThetaRecipe::ggml);
+// Under fp32-angle, how the kernel forms theta or ALiBi's slopes (README, `theta`, `slopes`):
+// each of the family's recipes alike, where the plan allows one.
+void draw_float32_recipe(Spec& spec) {
+  if (spec.precision != PrecisionClass::fp32_angle) return;
+  switch (spec.family) {
+    case Family::sinusoidal:
+    case Family::xl: spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::exp_log); break;
+    case Family::alibi: spec.slopes = *rc::gen::element(SlopeRecipe::exact, SlopeRecipe::bloom); break;
+    default:
+      if (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear)
+        spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta, ThetaRecipe::ggml);
+  }
 }
 
 const std::vector<Layout>& rotating_layouts() {
@@ -272,7 +278,7 @@ rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
     if (spec.amp.to_double() == 0) spec.amp = Decimal(1);
     if (shape.family == Family::rope2d) {
       spec.d = 4 * *rc::gen::inRange(1, 33);
-      draw_theta_recipe(spec);
+      draw_float32_recipe(spec);
       return validated(spec);
     }
     spec.d = *gen_even_dims();
@@ -295,7 +301,7 @@ rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
       spec.sections = gen_sections(rotary / 2);
       spec.section_mode = *rc::gen::element(SectionMode::blocked, SectionMode::interleaved);
     }
-    draw_theta_recipe(spec);
+    draw_float32_recipe(spec);
     return validated(spec);
   });
 }
@@ -326,6 +332,7 @@ rc::Gen<Spec> gen_sinusoidal_spec() {
     if (*rc::gen::inRange(0, 3) == 0) spec.offset = *rc::gen::inRange<std::int64_t>(1, 4);
     spec.dtype = *gen_dtype();
     spec.precision = *gen_precision();
+    draw_float32_recipe(spec);
     return validated(spec);
   });
 }
@@ -339,6 +346,7 @@ rc::Gen<Spec> gen_xl_spec() {
     if (*rc::gen::inRange(0, 2) == 0) spec.clamp_len = *gen_position(1 << 20) + 1;
     spec.dtype = *gen_dtype();
     spec.precision = *gen_precision();
+    draw_float32_recipe(spec);
     return validated(spec);
   });
 }
@@ -362,6 +370,7 @@ rc::Gen<Spec> gen_alibi_spec() {
     spec.mode = *rc::gen::element(AlibiMode::symmetric, AlibiMode::causal);
     spec.dtype = *gen_dtype();
     spec.precision = *gen_precision();
+    draw_float32_recipe(spec);
     return validated(spec);
   });
 }

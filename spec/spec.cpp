@@ -68,7 +68,12 @@ template <> const NameTable<PrecisionClass>& names() {
 }
 template <> const NameTable<ThetaRecipe>& names() {
   static const NameTable<ThetaRecipe> table{
-      {ThetaRecipe::exact, "exact"}, {ThetaRecipe::hf, "hf"}, {ThetaRecipe::meta, "meta"}, {ThetaRecipe::ggml, "ggml"}};
+      {ThetaRecipe::exact, "exact"}, {ThetaRecipe::hf, "hf"},           {ThetaRecipe::meta, "meta"},
+      {ThetaRecipe::ggml, "ggml"},   {ThetaRecipe::exp_log, "exp-log"}};
+  return table;
+}
+template <> const NameTable<SlopeRecipe>& names() {
+  static const NameTable<SlopeRecipe> table{{SlopeRecipe::exact, "exact"}, {SlopeRecipe::bloom, "bloom"}};
   return table;
 }
 template <> const NameTable<PlanKind>& names() {
@@ -296,7 +301,8 @@ const std::vector<KeyRule<Spec>>& spec_rules() {
       integer_key<Spec>("clamp_len", {F::xl}, false, &Spec::clamp_len, 0, 1LL << 40),
       enum_key("dtype", every_float, false, &Spec::dtype),
       enum_key("precision", with(kAngular, {F::alibi}), false, &Spec::precision),
-      enum_key("theta", with(kRotary, {F::rope2d}), false, &Spec::theta),
+      enum_key("theta", with(kRotary, {F::rope2d, F::sinusoidal, F::xl}), false, &Spec::theta),
+      enum_key("slopes", {F::alibi}, false, &Spec::slopes),
   };
   return rules;
 }
@@ -449,7 +455,16 @@ void validate(const Spec& spec) {
     if (spec.scaling.kind != PlanKind::none && spec.scaling.kind != PlanKind::linear)
       invalid(spec, fmt::format("theta={} is defined for scaling none and linear; scaling {} needs theta=exact",
                                 name_of(spec.theta), name_of(spec.scaling.kind)));
+    // Each family's recipes are the ones its libraries use: rotary kernels form theta by pow or
+    // ggml's running product, sinusoid tables by exp of a multiple of -ln(base)/m.
+    const bool table = spec.family == Family::sinusoidal || spec.family == Family::xl;
+    if (table != (spec.theta == ThetaRecipe::exp_log))
+      invalid(spec, fmt::format("theta={} is not a {} recipe; {} takes theta={}", name_of(spec.theta),
+                                table ? "table" : "rotary", family_name(spec.family), table ? "exact or exp-log" : "exact, hf, meta or ggml"));
   }
+  if (spec.slopes != SlopeRecipe::exact && spec.precision != PrecisionClass::fp32_angle)
+    invalid(spec, fmt::format("slopes={} says how float32 slopes are formed; it needs precision=fp32-angle, found {}",
+                              name_of(spec.slopes), name_of(spec.precision)));
   // Reading a pair in one place and writing it in another is a rotary kernel's layout: a table
   // has no input, and rope2d's x and y halves are laid out by their own rule.
   if (spec.layout == Layout::interleaved_to_half && (spec.family == Family::sinusoidal || spec.family == Family::rope2d))
@@ -547,6 +562,7 @@ std::string_view family_name(Family family) { return name_of(family); }
 std::string_view dtype_name(Dtype dtype) { return name_of(dtype); }
 std::string_view precision_name(PrecisionClass precision) { return name_of(precision); }
 std::string_view theta_recipe_name(ThetaRecipe recipe) { return name_of(recipe); }
+std::string_view slope_recipe_name(SlopeRecipe recipe) { return name_of(recipe); }
 Family family_named(std::string_view text, std::string_view what) { return enum_from<Family>(text, what); }
 Dtype dtype_named(std::string_view text, std::string_view what) { return enum_from<Dtype>(text, what); }
 PrecisionClass precision_named(std::string_view text, std::string_view what) { return enum_from<PrecisionClass>(text, what); }

@@ -28,10 +28,14 @@ enum class SectionMode { blocked, interleaved };
 enum class AlibiMode { symmetric, causal };
 enum class Dtype { fp64, fp32, fp16, bf16 };
 enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache };
-// How a float32 kernel forms theta_i under fp32-angle (README, "theta recipes"): correctly
-// rounded (exact), Hugging Face's and Meta's 1/base^(2i/d) through float32 pow (hf, meta), or
-// ggml's running product theta *= base^(-2/d) (ggml).
-enum class ThetaRecipe { exact, hf, meta, ggml };
+// How a float32 kernel forms theta_i under fp32-angle (README, `theta`): correctly rounded
+// (exact); for rotary families Hugging Face's and Meta's 1/base^(2i/d) through float32 pow (hf,
+// meta) or ggml's running product theta *= base^(-2/d) (ggml); for sinusoid tables
+// exp(k * (-ln(base)/m)) in float32, the PyTorch tutorial's, fairseq's and tensor2tensor's (exp_log).
+enum class ThetaRecipe { exact, hf, meta, ggml, exp_log };
+// How a float32 ALiBi kernel forms its slopes under fp32-angle (README, `slopes`): correctly
+// rounded (exact), or Bloom's float32 pow(base, k) of a float32 base (bloom).
+enum class SlopeRecipe { exact, bloom };
 enum class PlanKind { none, linear, dynamic, yarn, llama3, longrope, custom };
 
 // A frequency plan (Hugging Face `rope_scaling`). Keys that a kind does not use stay unset.
@@ -63,6 +67,7 @@ struct Spec {
   Dtype dtype = Dtype::fp32;
   PrecisionClass precision = PrecisionClass::exact_angle;
   ThetaRecipe theta = ThetaRecipe::exact;
+  SlopeRecipe slopes = SlopeRecipe::exact;
   SinusoidalOrder order = SinusoidalOrder::sin_cos;
   FrequencyRule freq = FrequencyRule::power;
   std::int64_t offset = 0;
@@ -102,6 +107,7 @@ std::string_view family_name(Family family);
 std::string_view dtype_name(Dtype dtype);
 std::string_view precision_name(PrecisionClass precision);
 std::string_view theta_recipe_name(ThetaRecipe recipe);
+std::string_view slope_recipe_name(SlopeRecipe recipe);
 // Names back to values; throw SpecError naming `what` (an option or key), the text and the choices.
 Family family_named(std::string_view text, std::string_view what);
 Dtype dtype_named(std::string_view text, std::string_view what);

@@ -31,4 +31,19 @@ std::vector<double> alibi_slopes(int heads) {
   return slopes;
 }
 
+std::vector<float> bloom_slopes(int heads) {
+  if (heads < 1) throw SpecError(fmt::format("ALiBi needs heads >= 1, found {}", heads));
+  const int closest = static_cast<int>(std::bit_floor(static_cast<unsigned>(heads)));
+  // Python's 2 ** (-(2 ** -(log2(c) - 3))), a double, then torch.tensor(..., dtype=float32).
+  const auto series_base = [](int count) {
+    return static_cast<float>(std::pow(2.0, -std::pow(2.0, -(std::log2(static_cast<double>(count)) - 3))));
+  };
+  std::vector<float> slopes;
+  const float base = series_base(closest);
+  for (int h = 1; h <= closest; ++h) slopes.push_back(std::pow(base, static_cast<float>(h)));
+  const float extra_base = series_base(2 * closest);
+  for (int i = 0; i < heads - closest; ++i) slopes.push_back(std::pow(extra_base, static_cast<float>(2 * i + 1)));
+  return slopes;
+}
+
 }  // namespace peconform::cpu

@@ -10,4 +10,10 @@ namespace peconform::cpu {
 // (12 heads: 2^-1 .. 2^-8, then 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5). Throws SpecError for n < 1.
 std::vector<double> alibi_slopes(int heads);
 
+// The same series as Bloom forms it in float32 (transformers build_alibi_tensor): with c the
+// largest power of two <= n, base = 2^(-8/c) computed in double and cast to float32, slopes
+// powf(base, h) for h = 1 .. c; then extra_base = 2^(-4/c) likewise and powf(extra_base, 2i + 1)
+// for the remaining n - c heads.
+std::vector<float> bloom_slopes(int heads);
+
 }  // namespace peconform::cpu

@@ -9,6 +9,7 @@
 #include "backends/cpu/frequency_plan.hpp"
 #include "backends/cpu/kernel_clones.hpp"
 #include "backends/cpu/position_range.hpp"
+#include "backends/cpu/theta_recipe.hpp"
 #include "backends/cpu/threading.hpp"
 #include "spec/spec_error.hpp"
 
@@ -19,11 +20,12 @@ SinusoidPlan make_sinusoid_plan(const Spec& spec) {
     throw SpecError(fmt::format("{} is not a sinusoidal family", family_name(spec.family)));
   SinusoidPlan plan{spec, {}, {}, 0};
   double largest_frequency = 0;
-  for (const Quad theta : sinusoid_frequencies(spec)) {
-    plan.frequency.push_back(split(theta));
-    plan.frequency_f32.push_back(static_cast<float>(theta));  // rounded to float32, held exactly
+  const std::vector<Quad> theta = sinusoid_frequencies(spec);
+  for (const Quad value : theta) {
+    plan.frequency.push_back(split(value));
     largest_frequency = std::max(largest_frequency, plan.frequency.back().hi);
   }
+  plan.frequency_f32 = float32_table_theta(spec, theta);  // float32 values, held exactly
   plan.largest_position = largest_position_for(largest_frequency);
   return plan;
 }
@@ -105,7 +107,11 @@ void sinusoid_rows(const SinusoidPlan& plan, std::int64_t first, std::int64_t ro
 AlibiPlan make_alibi_plan(const Spec& spec) {
   if (spec.family != Family::alibi) throw SpecError(fmt::format("{} is not alibi", family_name(spec.family)));
   AlibiPlan plan{spec, alibi_slopes(spec.heads), {}};
-  for (const double slope : plan.slope) plan.slope_f32.push_back(static_cast<float>(slope));  // held exactly
+  if (spec.slopes == SlopeRecipe::bloom) {
+    for (const float slope : bloom_slopes(spec.heads)) plan.slope_f32.push_back(slope);
+  } else {
+    for (const double slope : plan.slope) plan.slope_f32.push_back(static_cast<float>(slope));  // held exactly
+  }
   return plan;
 }
 

@@ -1,5 +1,6 @@
 #include "backends/cpu/theta_recipe.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace peconform::cpu {
@@ -13,6 +14,7 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
   const float factor = static_cast<float>(quad_of(spec.scaling.factor));
   switch (spec.theta) {
     case ThetaRecipe::exact:
+    case ThetaRecipe::exp_log:  // a table recipe: Spec validation keeps it off rotary specs
       for (const Quad theta : exact_theta) out.theta.push_back(static_cast<float>(theta));
       break;
     case ThetaRecipe::hf:
@@ -36,6 +38,27 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
       break;
   }
   return out;
+}
+
+std::vector<double> float32_table_theta(const Spec& spec, const std::vector<Quad>& exact_theta) {
+  std::vector<double> theta;
+  if (spec.theta != ThetaRecipe::exp_log) {
+    for (const Quad value : exact_theta) theta.push_back(static_cast<float>(value));
+    return theta;
+  }
+  // theta_k = base^(-m_k/D): m_k = 2k over 2 floor(d/2) (DistilBERT's odd interleaved table: over
+  // d), or k over max(floor(d/2) - 1, 1) for freq=geometric. The step -ln(base)/D is a Python
+  // float (double) that torch casts to float32 when it multiplies the float32 arange.
+  const int pairs = spec.d / 2;
+  const bool geometric = spec.family == Family::sinusoidal && spec.freq == FrequencyRule::geometric;
+  const bool odd_interleaved = spec.family == Family::sinusoidal && spec.layout == Layout::interleaved && spec.d % 2 == 1;
+  const int divisor = geometric ? std::max(pairs - 1, 1) : odd_interleaved ? spec.d : 2 * pairs;
+  const float step = static_cast<float>(-std::log(static_cast<double>(quad_of(spec.base))) / divisor);
+  for (std::size_t k = 0; k < exact_theta.size(); ++k) {
+    const float multiple = static_cast<float>(geometric ? k : 2 * k);
+    theta.push_back(std::exp(multiple * step));
+  }
+  return theta;
 }
 
 void ggml_angles(const Float32Theta& recipe, float position, int count, double* angles) {

@@ -24,6 +24,11 @@ struct Float32Theta {
 // defined for scaling none and linear only (Spec validation).
 Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims);
 
+// A sinusoid table's float32 theta_k (held in double) as the spec's `theta` recipe forms it:
+// `exact_theta` rounded once (exact), or exp(m_k * (-ln(base)/D)) in float32 (exp-log: the
+// PyTorch tutorial's div_term, fairseq's and tensor2tensor's inv_timescales).
+std::vector<double> float32_table_theta(const Spec& spec, const std::vector<Quad>& exact_theta);
+
 // ggml_rope_cache_init: theta starts at the float32 position and is multiplied by theta_scale
 // once per frequency, rounding each time; angle_k = fl(freq_scale * theta_k) under linear.
 // Writes `count` angles (float32 values held in double).

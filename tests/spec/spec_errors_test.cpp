@@ -40,7 +40,7 @@ TEST(SpecErrors, NonAsciiTextIsQuotedWholeAndCountedInCharacters) {
 TEST(SpecErrors, UnknownNamesListWhatIsAccepted) {
   expect_rejected("rotary(d=4)", {"unknown family 'rotary'", "sinusoidal|learned|rope"});
   expect_rejected("rope(d=4,rope_theta=5)", {"unknown key 'rope_theta' for rope", "base"});
-  expect_rejected("rope(d=4,precision=fp32-angle,theta=5)", {"key 'theta' expects one of exact|hf|meta|ggml, found '5'"});
+  expect_rejected("rope(d=4,precision=fp32-angle,theta=5)", {"key 'theta' expects one of exact|hf|meta|ggml|exp-log, found '5'"});
   expect_rejected("alibi(heads=8,d=4)", {"unknown key 'd' for alibi"});
   expect_rejected("rope(d=4,layout=neox)", {"key 'layout' expects one of interleaved|half|interleaved-to-half, found 'neox'"});
   expect_rejected("rope(d=4,scaling=ntk(factor=2))", {"key 'scaling' expects one of", "found 'ntk'"});
@@ -75,6 +75,13 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=16))",
                   {"theta=ggml is defined for scaling none and linear", "scaling yarn needs theta=exact"});
+  expect_rejected("sinusoidal(d=8,precision=fp32-angle,theta=hf)",
+                  {"theta=hf is not a table recipe", "sinusoidal takes theta=exact or exp-log"});
+  expect_rejected("rope(d=8,precision=fp32-angle,theta=exp-log)",
+                  {"theta=exp-log is not a rotary recipe", "rope takes theta=exact, hf, meta or ggml"});
+  expect_rejected("xl(d=8,theta=exp-log)", {"theta=exp-log", "needs precision=fp32-angle, found exact-angle"});
+  expect_rejected("alibi(heads=8,slopes=bloom)", {"slopes=bloom", "needs precision=fp32-angle, found exact-angle"});
+  expect_rejected("alibi(heads=8,precision=fp32-angle,slopes=pow)", {"key 'slopes'", "pow"});
 }
 
 TEST(SpecErrors, JsonErrorsNameTheProblem) {
