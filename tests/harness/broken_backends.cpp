@@ -28,12 +28,16 @@ class BrokenBackend final : public TensorBackend {
     } else if (bug_ == "hang-on-bf16" && call.spec.dtype == Dtype::bf16) {
       for (;;) pause();
     } else if (bug_ != "last-element-unwritten" && bug_ != "crash-on-bf16" && bug_ != "hang-on-bf16" &&
-               bug_ != "writes-its-input") {
+               bug_ != "writes-its-input" && bug_ != "racy-one-token") {
       throw std::logic_error("unknown bug " + bug_);
     }
     cpu_->run(altered);
     call.outputs = std::move(altered.outputs);
     if (bug_ == "writes-its-input") call.inputs.front().set_bits(call.inputs.front().origin, 0);
+    if (bug_ == "racy-one-token" && (call.seq > 1 || ++one_token_calls_ % 2 == 0)) {
+      Buffer& out = call.outputs.back();
+      out.set_bits(out.offset_of(0, 0, 0, 0), sentinel_bits(out.type));
+    }
     if (bug_ == "last-element-unwritten") {
       Buffer& out = call.outputs.back();
       const std::int64_t last = out.offset_of(out.shape[0] - 1, out.shape[1] - 1, out.shape[2] - 1, out.shape[3] - 1);
@@ -46,6 +50,7 @@ class BrokenBackend final : public TensorBackend {
  private:
   std::string bug_;
   std::unique_ptr<TensorBackend> cpu_;
+  mutable int one_token_calls_ = 0;
 };
 
 }  // namespace

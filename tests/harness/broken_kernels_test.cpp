@@ -52,6 +52,7 @@ TEST_P(BrokenKernel, IsCaughtShrunkSavedAndReplayed) {
   EXPECT_TRUE(shrunk.select.batch || original.batch == 1) << failure.case_text;
   EXPECT_EQ(failure.first.at[1], 0) << "the shrunk call has one token";
   EXPECT_EQ(failure.first.at[2], 0) << "the shrunk call has one head";
+  EXPECT_FALSE(failure.flaky) << "a deterministic bug fails every replay: " << failure.shrink_note;
   EXPECT_NE(failure.first.reference.find("0x"), std::string::npos) << "hex float";
   EXPECT_NE(failure.first.reference.find('('), std::string::npos) << "and decimal";
   EXPECT_EQ(failure.seed, 7u);
