@@ -95,6 +95,26 @@ TEST(BrokenKernelInputs, AKernelThatWritesItsInputFails) {
   EXPECT_FALSE(run_case(c, *make_backend("cpu")).failed());
 }
 
+// Llama-2/3-70B have 64 query heads, Llama-3-405B 128: a kernel whose grid stops at 32 heads
+// fails the smoke profile's rope cases.
+TEST(BrokenKernelHeads, AKernelThatRotatesOnlyTheFirst32HeadsIsCaught) {
+  CampaignOptions options;
+  options.profile = profile_named("smoke");
+  options.seed = 7;
+  options.cases = 24;
+  options.filters.families = {Family::rope};
+  options.save_regressions = false;
+  options.run_properties = false;
+  const std::atomic<bool> stop{false};
+  const CampaignResult result = run_campaign(options, *make_broken_backend("first-32-heads"), {}, stop);
+  ASSERT_FALSE(result.failures.empty());
+  for (const FailureRecord& failure : result.failures) {
+    const CaseDescription drawn = CaseDescription::parse(failure.original_case);
+    EXPECT_GT(std::max(drawn.heads, drawn.kv_heads), 32) << failure.original_case;
+    EXPECT_FALSE(failure.flaky) << failure.shrink_note;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Campaign, BrokenKernel,
     testing::Values(BrokenCase{"fp32-angle-as-exact", "rope(d=64,base=10000,layout=half,dtype=fp32)"},
