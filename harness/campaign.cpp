@@ -160,9 +160,8 @@ class Run {
     stats.unconstrained_horizon = angle_horizon(description.spec);
     result_.cells[key].merge(stats);
     if (!outcome.failed()) return;
-    // A hang is not shrunk: every attempt would cost the whole case timeout.
-    const bool shrinkable = index != 0 && outcome.error_kind != "hang";
-    const Shrunk shrunk = shrinkable ? shrink_case(description, outcome, backend_) : Shrunk{description, outcome};
+    // Saved regressions and --replay cases are run as given: they were shrunk when found.
+    const Shrunk shrunk = index != 0 ? shrink_case(description, outcome, backend_) : Shrunk{description, outcome, false, ""};
     FailureRecord failure;
     failure.case_text = shrunk.description.text();
     failure.original_case = description.text();
@@ -177,6 +176,8 @@ class Run {
       failure.message = shrunk.outcome.error;
     }
     failure.failing_elements = shrunk.outcome.verdict.failing_elements;
+    failure.flaky = shrunk.flaky;
+    failure.shrink_note = shrunk.note;
     failure.replay_command = replay_command(backend_.name(), failure.case_text);
     if (save) failure.regression_file = save_regression(options_.regressions, backend_.name(), failure).string();
     if (progress_.failed) progress_.failed(failure);

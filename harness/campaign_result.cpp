@@ -142,7 +142,9 @@ nlohmann::json failure_json(const FailureRecord& f) {
           {"failing_elements", f.failing_elements},
           {"replay", f.replay_command},
           {"regression_file", f.regression_file},
-          {"message", f.message}};
+          {"message", f.message},
+          {"flaky", f.flaky},
+          {"shrink_note", f.shrink_note}};
 }
 
 FailureRecord failure_from(const nlohmann::json& j) {
@@ -159,6 +161,8 @@ FailureRecord failure_from(const nlohmann::json& j) {
   f.replay_command = j.at("replay");
   f.regression_file = j.at("regression_file");
   f.message = j.at("message");
+  f.flaky = j.at("flaky");
+  f.shrink_note = j.at("shrink_note");
   return f;
 }
 

@@ -96,6 +96,8 @@ struct FailureRecord {
   std::string replay_command;
   std::string regression_file;  // where it was saved under fixtures/regressions/, if it was
   std::string message;          // a kernel that threw or crashed: what it said
+  bool flaky = false;           // a replay of the shrunk case passed: case_text is the last that failed every replay
+  std::string shrink_note;      // which replay passed, or why the case was not shrunk; empty if neither
 };
 
 struct PropertyVerdict {

@@ -62,16 +62,54 @@ std::string draw_order(CounterStream& random) {
   }
 }
 
+// Query heads go to 128, as in Llama-3-405B (Llama-2/3-70B have 64): a kernel that handles only
+// the first 32 heads fails there.
+constexpr int kMostHeads = 128;
+
 // A long call is one head over more than 65,536 tokens (launch grids broke there); a huge one
-// is a tensor past 2^31 elements (32-bit offsets broke there), in fp16 and in place to fit.
+// is a tensor past 2^31 elements (32-bit offsets broke there), in place to fit.
 enum class CallSize { normal, long_call, huge };
+constexpr std::int64_t kLongCallTokens = 65536, kHugeCallElements = std::int64_t{1} << 31;
+// A KV-cache case's batch rows start up to this far apart.
+constexpr std::int64_t kCacheSpread = 4096;
+constexpr std::uint64_t kCasesPerLongCall = 64;
+
+// Every rotary family takes a long call where its positions reach far enough (xPos, the
+// shortest, reaches 543,078 with the smallest scale_base the generators draw; draw_case checks
+// a --spec's).
+bool takes_long_call(const CaseCell& cell) { return is_rotary(cell.family); }
+
+// The huge call is rope's, in a 16-bit dtype (4 GiB), on a backend whose calls may pass 2^31
+// elements (a huge call passes it by less than one token).
+bool takes_huge_call(const CaseCell& cell, const BackendCapabilities& capabilities) {
+  return cell.family == Family::rope && (cell.dtype == Dtype::fp16 || cell.dtype == Dtype::bf16) &&
+         capabilities.largest_call_elements > kHugeCallElements;
+}
+
+// The huge call is the first case whose cell takes it; a long call the first case of each run
+// of kCasesPerLongCall (from its second) whose cell takes one. Both depend on the case index
+// and the cells alone, so every shard split draws them alike; a filter that leaves no cell
+// taking them leaves them out.
+CallSize call_size(std::uint64_t index, const std::vector<CaseCell>& cells, const Profile& profile,
+                   const BackendCapabilities& capabilities) {
+  if (!profile.long_calls) return CallSize::normal;
+  std::optional<std::uint64_t> huge;
+  for (std::uint64_t k = 0; k < cells.size() && !huge; ++k)
+    if (takes_huge_call(cells[k], capabilities)) huge = k;
+  if (index == huge) return CallSize::huge;
+  const std::uint64_t run = index - index % kCasesPerLongCall;
+  for (std::uint64_t k = run + 1; k < run + kCasesPerLongCall && k <= index; ++k)
+    if (k != huge && takes_long_call(cells[k % cells.size()]))
+      return k == index ? CallSize::long_call : CallSize::normal;
+  return CallSize::normal;
+}
 
 void draw_rotary_shape(CaseDescription& c, CounterStream& random, std::int64_t budget, CallSize size) {
   const bool long_call = size == CallSize::long_call;
-  c.heads = static_cast<int>(random.log_uniform(1, 32));
+  c.heads = static_cast<int>(random.log_uniform(1, kMostHeads));
   c.kv_heads = random.chance(0.5) ? std::max(1, c.heads >> random.below(4)) : 0;
   c.batch = random.log_uniform(1, 4);
-  c.seq = long_call ? 65537 + static_cast<std::int64_t>(random.below(65536)) : random.log_uniform(1, 4096);
+  c.seq = long_call ? kLongCallTokens + 1 + static_cast<std::int64_t>(random.below(kLongCallTokens)) : random.log_uniform(1, 4096);
   const std::int64_t per_token = static_cast<std::int64_t>(c.heads + c.kv_heads) * c.spec.d;
   if (long_call) {
     c.heads = 1, c.kv_heads = 0, c.batch = 1;
@@ -90,12 +128,12 @@ void draw_rotary_shape(CaseDescription& c, CounterStream& random, std::int64_t b
   const std::uint64_t mode = random.below(4);
   c.positions = mode < 2 ? PositionMode::run : (mode == 2 ? PositionMode::cache : PositionMode::scattered);
   if (size == CallSize::huge) {
-    c.spec.dtype = Dtype::fp16;
-    c.heads = 32, c.kv_heads = 0, c.batch = 1, c.in_place = true, c.pad = 0, c.order = "bshd";
-    c.seq = ((std::int64_t{1} << 31) / (32 * std::int64_t{c.spec.d})) + 1;
+    c.heads = 32 << random.below(3);  // 32, 64 or 128
+    c.kv_heads = 0, c.batch = 1, c.in_place = true, c.pad = 0, c.order = "bshd";
+    c.seq = kHugeCallElements / (c.heads * std::int64_t{c.spec.d}) + 1;
   }
   const std::int64_t limit = position_limit(c.spec);
-  const std::int64_t spread = c.positions == PositionMode::cache ? 4096 : 0;
+  const std::int64_t spread = c.positions == PositionMode::cache ? kCacheSpread : 0;
   c.offset = c.positions == PositionMode::scattered ? 0 : draw_offset(random, c.seq + spread, limit);
 }
 
@@ -157,13 +195,9 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
   const Family family = c.spec.family;
   const std::int64_t limit = position_limit(c.spec);
   if (is_rotary(family)) {
-    // The first rope case of a deep campaign is the huge one (rope: xPos stops at 2^20).
-    std::uint64_t first_rope = 0;
-    while (first_rope < cells.size() && cells[first_rope].family != Family::rope) ++first_rope;
-    const CallSize size = !profile.long_calls ? CallSize::normal
-                          : index == first_rope ? CallSize::huge
-                          : index % 64 == 1       ? CallSize::long_call
-                                                  : CallSize::normal;
+    CallSize size = call_size(index, cells, profile, capabilities);
+    // A --spec whose positions stop short (xPos with a small scale_base) takes no long call.
+    if (size == CallSize::long_call && limit < 2 * kLongCallTokens + kCacheSpread) size = CallSize::normal;
     draw_rotary_shape(c, random, budget, size);
     return c;
   }

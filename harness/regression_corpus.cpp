@@ -58,7 +58,8 @@ std::filesystem::path save_regression(const std::filesystem::path& root, const s
                                  {"reference", failure.first.reference},
                                  {"actual", failure.first.actual},
                                  {"ratio", std::isfinite(failure.first.ratio) ? nlohmann::json(failure.first.ratio) : "inf"},
-                                 {"message", failure.message}}}};
+                                 {"message", failure.message},
+                                 {"flaky", failure.flaky}}}};
   write_file_atomically(file, json.dump(2) + "\n");
   return file;
 }

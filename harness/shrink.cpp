@@ -1,6 +1,9 @@
 #include "harness/shrink.hpp"
 
+#include <fmt/format.h>
 #include <functional>
+#include <optional>
+#include <vector>
 
 #include "spec/spec_error.hpp"
 
@@ -30,28 +33,55 @@ Selection selection_of(const CaseDescription& c, const ElementFailure& failure) 
   return s;
 }
 
+// Where to narrow a failure that names no element: the query operand's last batch row, token
+// and head, whose offsets are the largest (an index that overflows does so there first).
+ElementFailure last_element(const CaseDescription& c) {
+  ElementFailure last;
+  last.operand = "q";
+  last.at = {c.batch - 1, c.seq - 1, c.heads - 1, 0};
+  return last;
+}
+
+// Whether `c` fails with `kind` on every one of kShrunkReplays runs; `passed` is the run that
+// did not (from 1), 0 when none.
+bool fails_every_replay(const CaseDescription& c, const std::string& kind, const TensorBackend& backend, int& passed) {
+  for (int replay = 1; replay <= kShrunkReplays; ++replay) {
+    const CaseOutcome again = run_case(c, backend);
+    if (!again.failed() || failure_kind(again) != kind) {
+      passed = replay;
+      return false;
+    }
+  }
+  passed = 0;
+  return true;
+}
+
 }  // namespace
 
 Shrunk shrink_case(const CaseDescription& failing, const CaseOutcome& outcome, const TensorBackend& backend) {
-  Shrunk best{failing, outcome};
   const std::string kind = failure_kind(outcome);
+  if (kind == "hang")
+    return {failing, outcome, false, "not shrunk or replayed: every run of a hanging kernel costs the whole case timeout"};
+  // The cases kept, from the drawn one to the smallest.
+  std::vector<Shrunk> kept{{failing, outcome, false, ""}};
   auto attempt = [&](const std::function<void(CaseDescription&)>& change) {
-    CaseDescription candidate = best.description;
+    CaseDescription candidate = kept.back().description;
     change(candidate);
-    if (candidate == best.description) return;
+    if (candidate == kept.back().description) return;
     CaseOutcome result;
     try {
       result = run_case(candidate, backend);
     } catch (const SpecError&) {
       return;  // a narrowing the case cannot take (a head the other operand lacks)
     }
-    if (result.failed() && failure_kind(result) == kind) best = {std::move(candidate), std::move(result)};
+    if (result.failed() && failure_kind(result) == kind) kept.push_back({std::move(candidate), std::move(result), false, ""});
   };
   // Narrow to the failing element, all at once and then one axis at a time (a failure that
   // needs two tokens, say, keeps the axes it needs).
   for (int round = 0; round < 2; ++round) {
-    if (!best.outcome.verdict.first_failure) break;
-    const Selection all = selection_of(best.description, *best.outcome.verdict.first_failure);
+    const CaseDescription& best = kept.back().description;
+    const std::optional<ElementFailure>& first = kept.back().outcome.verdict.first_failure;
+    const Selection all = selection_of(best, first ? *first : last_element(best));
     attempt([&](CaseDescription& c) { c.select = all; });
     attempt([&](CaseDescription& c) { c.select.batch = all.batch; });
     attempt([&](CaseDescription& c) { c.select.operand = all.operand; });
@@ -61,7 +91,26 @@ Shrunk shrink_case(const CaseDescription& failing, const CaseOutcome& outcome, c
   attempt([](CaseDescription& c) { c.pad = 0; });
   attempt([](CaseDescription& c) { c.order = "bshd"; });
   attempt([](CaseDescription& c) { c.in_place = false; });
-  return best;
+
+  // Report the smallest case that fails every replay, or the drawn case if none does.
+  std::size_t step = kept.size() - 1;
+  int passed = 0;
+  bool reproduced = fails_every_replay(kept[step].description, kind, backend, passed);
+  if (reproduced) return std::move(kept[step]);
+  const std::string smallest = kept[step].description.text();
+  const int smallest_passed = passed;
+  while (!reproduced && step > 0) reproduced = fails_every_replay(kept[--step].description, kind, backend, passed);
+  Shrunk chosen = std::move(kept[step]);
+  chosen.flaky = true;
+  if (step + 1 == kept.size())
+    chosen.note = fmt::format("flaky: replay {} of {} of this case passed", smallest_passed, kShrunkReplays);
+  else if (reproduced)
+    chosen.note = fmt::format("flaky: replay {} of {} of the smaller case '{}' passed; this case failed all {}", smallest_passed,
+                              kShrunkReplays, smallest, kShrunkReplays);
+  else
+    chosen.note = fmt::format("flaky: replay {} of {} of the smaller case '{}' passed, and replay {} of this case", smallest_passed,
+                              kShrunkReplays, smallest, passed);
+  return chosen;
 }
 
 }  // namespace peconform::harness

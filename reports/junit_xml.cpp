@@ -39,8 +39,9 @@ std::vector<Testcase> cell_testcases(const harness::CampaignResult& result) {
     Testcase& testcase = cases.emplace_back(Testcase{cell_name(key), "peconform.cells", "", ""});
     if (stats.failed_cases == 0 && failures.empty()) continue;
     const auto failed = std::max<std::uint64_t>(stats.failed_cases, failures.size());
-    testcase.failure_message = fmt::format("{} failing case{}, worst error/bound {:.3g} in {}", failed,
-                                           failed == 1 ? "" : "s", stats.worst_ratio, stats.worst_case);
+    const auto flaky = std::count_if(failures.begin(), failures.end(), [](const harness::FailureRecord* f) { return f->flaky; });
+    testcase.failure_message = fmt::format("{} failing case{}{}, worst error/bound {:.3g} in {}", failed, failed == 1 ? "" : "s",
+                                           flaky > 0 ? fmt::format(" ({} flaky)", flaky) : "", stats.worst_ratio, stats.worst_case);
     testcase.failure_body = failure_text(failures);
   }
   // A kernel that threw leaves a failure record but may have counted no element in any cell:
@@ -48,8 +49,8 @@ std::vector<Testcase> cell_testcases(const harness::CampaignResult& result) {
   for (const harness::FailureRecord& f : result.failures) {
     if (reported.contains(&f)) continue;
     const harness::CellKey key{result.info.backend, f.cell_family, f.cell_dtype, f.cell_precision};
-    cases.push_back(
-        {cell_name(key), "peconform.cells", fmt::format("failing case {}", f.case_text), failure_text({&f})});
+    cases.push_back({cell_name(key), "peconform.cells", fmt::format("failing case {}{}", f.case_text, f.flaky ? " (flaky)" : ""),
+                     failure_text({&f})});
   }
   return cases;
 }

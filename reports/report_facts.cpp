@@ -71,6 +71,8 @@ std::vector<Fact> failure_facts(const harness::FailureRecord& f) {
   facts.push_back({"case index", fmt::format("{} (seed {})", f.case_index, f.seed)});
   facts.push_back({"failing elements", fmt::format("{}", f.failing_elements)});
   if (!f.message.empty()) facts.push_back({"kernel said", f.message});
+  if (f.flaky) facts.push_back({"flaky", "yes"});
+  if (!f.shrink_note.empty()) facts.push_back({"shrinking", f.shrink_note});
   facts.push_back({"first failure",
                    fmt::format("{} in {} element {} at ({})", e.kind, e.operand, e.element, fmt::join(e.at, ", "))});
   facts.push_back({"position", e.position});

@@ -212,7 +212,7 @@ void failures(std::string& html, const harness::CampaignResult& result) {
   }
   int number = 0;
   for (const harness::FailureRecord& f : result.failures) {
-    html += fmt::format("<h3>{}. <code>{}</code></h3>\n<table>\n", ++number, esc(f.case_text));
+    html += fmt::format("<h3>{}. <code>{}</code>{}</h3>\n<table>\n", ++number, esc(f.case_text), f.flaky ? " (flaky)" : "");
     for (const Fact& fact : failure_facts(f))
       html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", esc(fact.label), esc(fact.value));
     html += fmt::format("</table>\n<p>Replay:</p>\n<pre>{}</pre>\n", esc(f.replay_command));

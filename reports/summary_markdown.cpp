@@ -110,7 +110,7 @@ void failures(std::string& md, const harness::CampaignResult& result) {
   const std::size_t shown = std::min(result.failures.size(), kListedFailures);
   for (std::size_t i = 0; i < shown; ++i) {
     const harness::FailureRecord& f = result.failures[i];
-    md += fmt::format("### {}. {}\n\n", i + 1, code(f.case_text));
+    md += fmt::format("### {}. {}{}\n\n", i + 1, code(f.case_text), f.flaky ? " (flaky)" : "");
     for (const Fact& fact : failure_facts(f)) md += fmt::format("- {}: {}\n", fact.label, code(fact.value));
     md += "\nReplay:\n\n" + code_block(f.replay_command, "sh") + "\n";
   }

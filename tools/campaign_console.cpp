@@ -53,8 +53,9 @@ harness::CampaignProgress console_progress(bool quiet) {
 
 void print_failure(const harness::FailureRecord& f) {
   const harness::ElementFailure& e = f.first;
-  fmt::print(stderr, "\nFAIL [{}] {}\n", e.kind, f.case_text);
+  fmt::print(stderr, "\nFAIL [{}{}] {}\n", e.kind, f.flaky ? ", flaky" : "", f.case_text);
   if (!f.message.empty()) fmt::print(stderr, "  the kernel: {}\n", f.message);
+  if (!f.shrink_note.empty()) fmt::print(stderr, "  shrinking: {}\n", f.shrink_note);
   if (f.message.empty()) {
     fmt::print(stderr, "  element   {} {} at [{}] (batch, token, head, dim), position {}\n", e.operand, e.element,
                fmt::join(e.at, ", "), e.position);

@@ -7,6 +7,20 @@
 namespace peconform::harness {
 namespace {
 
+// A launch grid of 32 heads: every head past them keeps what its output held before the call.
+void leave_heads_from_32(std::vector<Buffer>& outputs, const std::vector<Buffer>& before) {
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const auto& shape = outputs[o].shape;
+    for (std::int64_t b = 0; b < shape[0]; ++b)
+      for (std::int64_t s = 0; s < shape[1]; ++s)
+        for (std::int64_t h = 32; h < shape[2]; ++h)
+          for (std::int64_t e = 0; e < shape[3]; ++e) {
+            const std::int64_t at = outputs[o].offset_of(b, s, h, e);
+            outputs[o].set_bits(at, before[o].bits(at));
+          }
+  }
+}
+
 class BrokenBackend final : public TensorBackend {
  public:
   explicit BrokenBackend(std::string bug) : bug_(std::move(bug)), cpu_(make_backend("cpu")) {}
@@ -28,12 +42,17 @@ class BrokenBackend final : public TensorBackend {
     } else if (bug_ == "hang-on-bf16" && call.spec.dtype == Dtype::bf16) {
       for (;;) pause();
     } else if (bug_ != "last-element-unwritten" && bug_ != "crash-on-bf16" && bug_ != "hang-on-bf16" &&
-               bug_ != "writes-its-input") {
+               bug_ != "writes-its-input" && bug_ != "racy-one-token" && bug_ != "first-32-heads") {
       throw std::logic_error("unknown bug " + bug_);
     }
     cpu_->run(altered);
+    if (bug_ == "first-32-heads") leave_heads_from_32(altered.outputs, call.outputs);
     call.outputs = std::move(altered.outputs);
     if (bug_ == "writes-its-input") call.inputs.front().set_bits(call.inputs.front().origin, 0);
+    if (bug_ == "racy-one-token" && (call.seq > 1 || ++one_token_calls_ % 2 == 0)) {
+      Buffer& out = call.outputs.back();
+      out.set_bits(out.offset_of(0, 0, 0, 0), sentinel_bits(out.type));
+    }
     if (bug_ == "last-element-unwritten") {
       Buffer& out = call.outputs.back();
       const std::int64_t last = out.offset_of(out.shape[0] - 1, out.shape[1] - 1, out.shape[2] - 1, out.shape[3] - 1);
@@ -46,6 +65,7 @@ class BrokenBackend final : public TensorBackend {
  private:
   std::string bug_;
   std::unique_ptr<TensorBackend> cpu_;
+  mutable int one_token_calls_ = 0;
 };
 
 }  // namespace

@@ -15,6 +15,10 @@ namespace peconform::harness {
 // "last-element-unwritten": leaves the last element of the last operand as it was (ggml #1324).
 // "crash-on-bf16" and "hang-on-bf16": a segmentation fault, or a wait forever, on bf16 calls.
 // "writes-its-input": right, but zeroes the first element of its (read-only) input.
+// "first-32-heads": a launch grid of 32 heads, which leaves every later head as it was.
+// "racy-one-token": a race on the first element of the last operand, which a call of several
+// tokens always loses and a one-token call loses on every second such call (a counter, so that
+// the test is deterministic): it leaves that element unwritten.
 std::unique_ptr<TensorBackend> make_broken_backend(const std::string& bug);
 
 }  // namespace peconform::harness

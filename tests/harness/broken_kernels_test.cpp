@@ -52,6 +52,7 @@ TEST_P(BrokenKernel, IsCaughtShrunkSavedAndReplayed) {
   EXPECT_TRUE(shrunk.select.batch || original.batch == 1) << failure.case_text;
   EXPECT_EQ(failure.first.at[1], 0) << "the shrunk call has one token";
   EXPECT_EQ(failure.first.at[2], 0) << "the shrunk call has one head";
+  EXPECT_FALSE(failure.flaky) << "a deterministic bug fails every replay: " << failure.shrink_note;
   EXPECT_NE(failure.first.reference.find("0x"), std::string::npos) << "hex float";
   EXPECT_NE(failure.first.reference.find('('), std::string::npos) << "and decimal";
   EXPECT_EQ(failure.seed, 7u);
@@ -92,6 +93,26 @@ TEST(BrokenKernelInputs, AKernelThatWritesItsInputFails) {
   EXPECT_TRUE(outcome.failed());
   EXPECT_EQ(outcome.error_kind, "input-modified");
   EXPECT_FALSE(run_case(c, *make_backend("cpu")).failed());
+}
+
+// Llama-2/3-70B have 64 query heads, Llama-3-405B 128: a kernel whose grid stops at 32 heads
+// fails the smoke profile's rope cases.
+TEST(BrokenKernelHeads, AKernelThatRotatesOnlyTheFirst32HeadsIsCaught) {
+  CampaignOptions options;
+  options.profile = profile_named("smoke");
+  options.seed = 7;
+  options.cases = 24;
+  options.filters.families = {Family::rope};
+  options.save_regressions = false;
+  options.run_properties = false;
+  const std::atomic<bool> stop{false};
+  const CampaignResult result = run_campaign(options, *make_broken_backend("first-32-heads"), {}, stop);
+  ASSERT_FALSE(result.failures.empty());
+  for (const FailureRecord& failure : result.failures) {
+    const CaseDescription drawn = CaseDescription::parse(failure.original_case);
+    EXPECT_GT(std::max(drawn.heads, drawn.kv_heads), 32) << failure.original_case;
+    EXPECT_FALSE(failure.flaky) << failure.shrink_note;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -48,8 +48,24 @@ TEST(Isolation, ACrashFailsItsCaseAndTheCampaignGoesOn) {
   EXPECT_NE(result.failures.front().message.find("signal 11"), std::string::npos) << result.failures.front().message;
 }
 
+TEST(Isolation, ACrashIsShrunkInTheWorkerToOneTokenOfOneHead) {
+  const CampaignResult result = campaign_on("crash-on-bf16", 60);
+  ASSERT_FALSE(result.failures.empty());
+  for (const FailureRecord& failure : result.failures) {
+    const CaseDescription shrunk = CaseDescription::parse(failure.case_text);
+    EXPECT_TRUE(shrunk.select.token && shrunk.select.head && shrunk.select.batch) << failure.case_text;
+    EXPECT_FALSE(failure.flaky) << "a crash on every bf16 call crashes every replay";
+    EXPECT_EQ(failure.shrink_note, "");
+  }
+}
+
 TEST(Isolation, AHangIsKilledAfterTheTimeout) {
-  expect_only_bf16_failed(campaign_on("hang-on-bf16", 1), "hang");
+  const CampaignResult result = campaign_on("hang-on-bf16", 1);
+  expect_only_bf16_failed(result, "hang");
+  for (const FailureRecord& failure : result.failures) {
+    EXPECT_EQ(failure.case_text, failure.original_case) << "not shrunk";
+    EXPECT_TRUE(failure.shrink_note.starts_with("not shrunk or replayed: ")) << failure.shrink_note;
+  }
 }
 
 TEST(Isolation, WrongValuesComeBackAcrossTheProcessBoundary) {

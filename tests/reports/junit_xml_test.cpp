@@ -69,13 +69,14 @@ TEST(JunitXml, EscapedTextReadsBackAsWritten) {
   EXPECT_EQ(xml.find('\x01'), std::string::npos);
   const std::filesystem::path file = dir.write("junit.xml", xml);
   EXPECT_EQ(xpath(file, "string(//testcase[@classname='peconform.cells']/failure/@message)"),
-            fmt::format("2 failing cases, worst error/bound 3.5 in {}", kFailingCase));
+            fmt::format("2 failing cases (1 flaky), worst error/bound 3.5 in {}", kFailingCase));
   const std::string body = xpath(file, "string(//testcase[@classname='peconform.cells']/failure)");
   EXPECT_NE(body.find(fmt::format("case: {}\n", kFailingCase)), std::string::npos) << body;
   EXPECT_NE(body.find(fmt::format("replay: peconform run --backend cpu --replay '{}'\n", kFailingCase)),
             std::string::npos);
   EXPECT_NE(body.find("first failure: nan in q element 3 at (0, 0, 0, 3)"), std::string::npos) << body;
   EXPECT_NE(body.find("error / bound: inf"), std::string::npos) << body;
+  EXPECT_NE(body.find("flaky: yes\nshrinking: flaky: replay 2 of 5 of the smaller case '"), std::string::npos) << body;
   const std::string property = xpath(file, "string(//testcase[@name='sinusoid_matches_shifted_angle']/failure)");
   EXPECT_NE(property.find("\xEF\xBF\xBD counterexample: position=16777217"), std::string::npos) << property;
 }

@@ -40,6 +40,12 @@ TEST(ReportHtml, IsSelfContained) {
   EXPECT_EQ(html.find('\x01'), std::string::npos);
 }
 
+TEST(ReportHtml, MarksAFlakyFailure) {
+  const std::string html = report_html(sample_result());
+  EXPECT_EQ(occurrences(html, " (flaky)</h3>"), 1u);
+  EXPECT_NE(html.find("<tr><th>shrinking</th><td><code>flaky: replay 2 of 5 of the smaller case "), std::string::npos);
+}
+
 TEST(ReportHtml, PlotsEachFamilyWithBoundedElements) {
   const std::string html = report_html(sample_result());
   // rope, sinusoidal and alibi have a position plot and a histogram; t5 compares bit for bit.

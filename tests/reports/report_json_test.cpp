@@ -66,7 +66,11 @@ TEST(ReportJson, SchemaRejectsAReportThatBreaksIt) {
   extra["run"]["unlisted"] = 1;
   nlohmann::json short_histogram = good;
   short_histogram["cells"][0]["ratio_histogram"].erase(0);
-  for (const nlohmann::json& bad : {missing, wrong_schema, text_count, extra, short_histogram}) {
+  nlohmann::json unmarked = good;
+  unmarked["failures"][0].erase("flaky");
+  nlohmann::json text_flaky = good;
+  text_flaky["failures"][1]["flaky"] = "yes";
+  for (const nlohmann::json& bad : {missing, wrong_schema, text_count, extra, short_histogram, unmarked, text_flaky}) {
     const ToolRun run = validate(dir.write("bad.json", bad.dump()));
     EXPECT_EQ(run.exit_code, kInvalid) << run.output;
   }
@@ -76,6 +80,8 @@ TEST(ReportJson, RoundTripsThroughFromJson) {
   const nlohmann::json json = harness::to_json(sample_result());
   EXPECT_EQ(harness::to_json(harness::from_json(json)).dump(2), json.dump(2));
   EXPECT_EQ(json.at("failures").at(1).at("first_failure").at("ratio"), "inf");
+  EXPECT_EQ(json.at("failures").at(0).at("flaky"), false);
+  EXPECT_EQ(json.at("failures").at(1).at("flaky"), true);
 }
 
 }  // namespace

@@ -61,6 +61,15 @@ TEST(SummaryMarkdown, ListsFailingPropertiesAndFailuresWithTheirReplayCommand) {
   EXPECT_TRUE(contains(md, "- error / bound: `inf`\n"));
 }
 
+TEST(SummaryMarkdown, MarksAFlakyFailureAndSaysWhichReplayPassed) {
+  const std::string md = summary_markdown(sample_result());
+  EXPECT_TRUE(contains(md, fmt::format("### 1. `{}`\n", kFailingCase))) << "the first failure reproduced";
+  EXPECT_TRUE(contains(md, "### 2. `rope(d=8,base=10000) | batch=1 seq=1 heads=1 kv_heads=1 seed=0x00000000000000b1` (flaky)\n"))
+      << md;
+  EXPECT_TRUE(contains(md, "- flaky: `yes`\n"));
+  EXPECT_TRUE(contains(md, "- shrinking: `flaky: replay 2 of 5 of the smaller case '")) << md;
+}
+
 TEST(SummaryMarkdown, SaysWhyARunIsPartial) {
   harness::CampaignResult result = sample_result();
   result.info.partial = true;

@@ -1,0 +1,124 @@
+// The cases a campaign draws, described without running them: heads up to 128 in every profile
+// (issue 18, point 7a), and the deep profile's long and huge calls only in cells that take them,
+// under every family filter (point 7b).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "harness/case_generator.hpp"
+#include "properties/generators.hpp"
+
+namespace peconform::harness {
+namespace {
+
+constexpr std::uint64_t kSeed = 20261121;
+constexpr std::int64_t kTwoTo31 = std::int64_t{1} << 31;
+
+std::int64_t elements(const CaseDescription& c) {
+  if (!is_rotary(c.spec.family)) return 0;
+  return c.batch * c.seq * (c.heads + c.kv_heads) * std::int64_t{c.spec.d};
+}
+
+// The positions a case reaches, as materialize checks them (harness/kernel_call.cpp).
+void expect_positions_within_the_limit(const CaseDescription& c) {
+  const std::int64_t limit = position_limit(c.spec);
+  const Family family = c.spec.family;
+  const bool keyed = is_relative(family) && family != Family::xl;
+  EXPECT_TRUE(c.offset >= 0 || family == Family::xl || is_relative(family)) << c.text();
+  if (family == Family::learned) {
+    EXPECT_TRUE(c.positions != PositionMode::run || c.offset + c.seq <= c.spec.rows) << c.text();
+    return;
+  }
+  EXPECT_LE(c.offset + c.seq - 1, limit) << c.text();
+  EXPECT_TRUE(!keyed || c.key_offset + c.keys - 1 <= limit) << c.text();
+}
+
+TEST(CaseGenerator, EveryFamilyFilterOnTheDeepProfileDrawsCasesItsFamilyTakes) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  const Profile deep = profile_named("deep");
+  for (const Family family : capabilities.families) {
+    CaseFilters filters;
+    filters.families = {family};
+    const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+    // Past the first cycle of cells (where the huge call goes) and three runs of 64 (a long call each).
+    const std::uint64_t cases = std::max<std::uint64_t>(2 * cells.size(), 3 * 64);
+    int huge = 0, long_calls = 0;
+    for (std::uint64_t k = 0; k < cases; ++k) {
+      const CaseDescription c = draw_case(kSeed, k, cells, filters, deep, capabilities);
+      ASSERT_EQ(c.spec.family, family) << "case " << k << ": " << c.text();
+      EXPECT_NO_THROW(c.validate()) << c.text();
+      expect_positions_within_the_limit(c);
+      if (elements(c) > kTwoTo31) {
+        ++huge;
+        EXPECT_EQ(family, Family::rope) << "case " << k << ": " << c.text();
+        EXPECT_TRUE(c.spec.dtype == Dtype::fp16 || c.spec.dtype == Dtype::bf16) << c.text();
+        EXPECT_LT(k, cells.size()) << "the huge call comes in the first cycle of cells";
+      } else if (c.seq > 65536) {
+        ++long_calls;
+        EXPECT_EQ(c.heads, 1) << c.text();
+      } else {
+        EXPECT_LE(elements(c), deep.largest_call_elements) << c.text();
+      }
+    }
+    EXPECT_EQ(huge, family == Family::rope ? 1 : 0) << family_name(family);
+    EXPECT_EQ(long_calls, is_rotary(family) ? 3 : 0) << family_name(family);
+  }
+}
+
+TEST(CaseGenerator, ADtypeFilterIsKeptByTheHugeCall) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  const Profile deep = profile_named("deep");
+  for (const Dtype dtype : capabilities.dtypes) {
+    CaseFilters filters;
+    filters.families = {Family::rope};
+    filters.dtypes = {dtype};
+    const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+    int huge = 0;
+    for (std::uint64_t k = 0; k < 2 * cells.size(); ++k) {
+      const CaseDescription c = draw_case(kSeed, k, cells, filters, deep, capabilities);
+      EXPECT_EQ(c.spec.dtype, dtype) << c.text();
+      huge += elements(c) > kTwoTo31;
+    }
+    EXPECT_EQ(huge, dtype == Dtype::fp16 || dtype == Dtype::bf16 ? 1 : 0) << dtype_name(dtype);
+  }
+}
+
+TEST(CaseGenerator, ASpecWhosePositionsStopShortOfALongCallTakesNone) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.spec = Spec::parse("xpos(d=64,base=10000,layout=half,scale_base=8,dtype=fp16)");  // positions to 67,885
+  ASSERT_LT(position_limit(*filters.spec), 65536 * 2);
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  for (std::uint64_t k = 0; k < 3 * 64; ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, filters, profile_named("deep"), capabilities);
+    expect_positions_within_the_limit(c);
+    EXPECT_LE(c.seq, 4096) << c.text();
+  }
+}
+
+TEST(CaseGenerator, EveryProfileDrawsUpTo128HeadsWithinItsBudget) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.families = {Family::rope, Family::xpos, Family::mrope, Family::rope2d};
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  for (const char* name : {"smoke", "ci", "deep"}) {
+    const Profile profile = profile_named(name);
+    int most = 0, past_32 = 0, normal = 0;
+    for (std::uint64_t k = 0; k < std::min<std::uint64_t>(profile.cases, 1000); ++k) {
+      const CaseDescription c = draw_case(kSeed, k, cells, filters, profile, capabilities);
+      if (c.seq > 65536) continue;  // a long or huge call
+      ++normal;
+      EXPECT_LE(elements(c), profile.largest_call_elements) << c.text();
+      EXPECT_LE(c.kv_heads, c.heads) << c.text();
+      most = std::max(most, c.heads);
+      past_32 += c.heads > 32;
+    }
+    EXPECT_EQ(most, 128) << name;
+    // Log-uniform from 1 to 128: one case in four or so has more than 32 heads, fewer where the
+    // budget halves them (smoke's 2^16 elements).
+    EXPECT_GT(past_32, normal / 10) << name << ": " << past_32 << " of " << normal;
+  }
+}
+
+}  // namespace
+}  // namespace peconform::harness
