@@ -53,6 +53,15 @@
 
 namespace peconform {
 
+// A sinusoid table's theta_k = base^(-multiple/divisor) = exp(multiple * (-ln(base)/divisor)):
+// multiple 2k over 2 floor(d/2) (Vaswani, Transformer-XL; d itself for DistilBERT's odd
+// interleaved table), or k over max(floor(d/2) - 1, 1) under freq=geometric (fairseq,
+// tensor2tensor).
+struct TableExponent {
+  int multiple, divisor;
+};
+TableExponent table_exponent(const Spec& spec, int index);
+
 // The relative error of a float32 angle as the spec's `theta` recipe forms it, for frequency
 // `index` (k in theta_k = base^(-2k/n), n = d_rot, or d/2 for each axis of rope2d; linear
 // divides by the factor), derived from the operations the recipe performs. A rounding to
@@ -79,15 +88,6 @@ namespace peconform {
 //          c_f = c (1 + g): ln of the double base within 2^-52 relative and 2^-53 absolute (the
 //          decimal's rounding to double), the division 2^-53, the cast u; the exponent
 //          x = m_k c is then off by |x| ((1 + g)(1 + d_m) - 1), which moves theta by exp of that.
-// A sinusoid table's theta_k = base^(-multiple/divisor) = exp(multiple * (-ln(base)/divisor)):
-// multiple 2k over 2 floor(d/2) (Vaswani, Transformer-XL; d itself for DistilBERT's odd
-// interleaved table), or k over max(floor(d/2) - 1, 1) under freq=geometric (fairseq,
-// tensor2tensor).
-struct TableExponent {
-  int multiple, divisor;
-};
-TableExponent table_exponent(const Spec& spec, int index);
-
 template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   using std::abs, std::exp, std::ldexp, std::log, std::pow;
   const Real u = ldexp(Real(1), -24);
