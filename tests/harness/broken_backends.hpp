@@ -15,6 +15,14 @@ namespace peconform::harness {
 // "last-element-unwritten": leaves the last element of the last operand as it was (ggml #1324).
 // "crash-on-bf16" and "hang-on-bf16": a segmentation fault, or a wait forever, on bf16 calls.
 // "writes-its-input": right, but zeroes the first element of its (read-only) input.
+// "copies-past-each-row": right, but first copies the element one past each row of its input
+// to the same place in its output, as ggml's pass-through loop does for odd d with partial
+// rotary (dst[i0 + 1] = src[i0 + 1] at i0 = ne0 - 1): into padding, a guard, or the next row,
+// which the kernel then overwrites.
+// "zeroes-past-the-horizon": right, but writes zeros for every RoPE pair whose bound no
+// longer constrains it (fp32-angle far out), which the error bound alone lets pass.
+// "writes-negative-zeros": right, but writes -0 for every +0 of a sinusoid or Transformer-XL
+// table (computed values: a conforming kernel).
 std::unique_ptr<TensorBackend> make_broken_backend(const std::string& bug);
 
 }  // namespace peconform::harness

@@ -76,6 +76,9 @@ TEST(ReportJson, RoundTripsThroughFromJson) {
   const nlohmann::json json = harness::to_json(sample_result());
   EXPECT_EQ(harness::to_json(harness::from_json(json)).dump(2), json.dump(2));
   EXPECT_EQ(json.at("failures").at(1).at("first_failure").at("ratio"), "inf");
+  std::uint64_t norm_checked = 0;
+  for (const nlohmann::json& cell : json.at("cells")) norm_checked += cell.at("norm_checked_pairs").get<std::uint64_t>();
+  EXPECT_EQ(norm_checked, 4800u);
 }
 
 }  // namespace
