@@ -16,6 +16,7 @@ void CellStats::merge(const CellStats& other) {
   identical_elements += other.identical_elements;
   unconstrained_elements += other.unconstrained_elements;
   unconstrained_horizon = std::min(unconstrained_horizon, other.unconstrained_horizon);
+  norm_checked_pairs += other.norm_checked_pairs;
   failed_elements += other.failed_elements;
   escalations += other.escalations;
   boundary_elements += other.boundary_elements;
@@ -81,6 +82,7 @@ nlohmann::json cell_json(const CellKey& key, const CellStats& s) {
           {"identical_elements", s.identical_elements},
           {"unconstrained_elements", s.unconstrained_elements},
           {"unconstrained_horizon", number(s.unconstrained_horizon)},
+          {"norm_checked_pairs", s.norm_checked_pairs},
           {"failed_elements", s.failed_elements},
           {"escalations", s.escalations},
           {"boundary_elements", s.boundary_elements},
@@ -103,6 +105,7 @@ std::pair<CellKey, CellStats> cell_from(const nlohmann::json& j) {
   s.identical_elements = j.at("identical_elements");
   s.unconstrained_elements = j.at("unconstrained_elements");
   s.unconstrained_horizon = number_from(j.at("unconstrained_horizon"));
+  s.norm_checked_pairs = j.at("norm_checked_pairs");
   s.failed_elements = j.at("failed_elements");
   s.escalations = j.at("escalations");
   s.boundary_elements = j.at("boundary_elements");

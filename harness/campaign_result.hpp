@@ -52,6 +52,9 @@ struct CellStats {
   std::uint64_t bounded_elements = 0;   // checked against a finite bound that constrains them
   std::uint64_t identical_elements = 0; // checked for bit identity (indices, gathers, pass-through, masks)
   std::uint64_t unconstrained_elements = 0;  // bound infinite or at the element's own scale: never a pass
+  // Rotated pairs past the horizon (their elements unconstrained) whose norm |y| was still held
+  // to A r, within every term of the class's bound but the angle's (harness/rotary_verifier.cpp).
+  std::uint64_t norm_checked_pairs = 0;
   // The |phi| from which the class stops constraining rotated pairs (precision/error_model.hpp
   // angle_horizon), the smallest over the cell's specs; +inf where no angle reaches it.
   double unconstrained_horizon = std::numeric_limits<double>::infinity();
@@ -72,7 +75,7 @@ struct CellStats {
 
 // One element that broke its bound, with everything needed to see why and to replay it.
 struct ElementFailure {
-  std::string kind;       // nan, inf, sign, numeric, mismatch, unwritten, out-of-bounds
+  std::string kind;       // nan, inf, sign, numeric, norm, mismatch, unwritten, out-of-bounds
   std::string operand;    // "q", "k", "out", "table"
   std::int64_t element = 0;           // flat index in the operand's [batch, seq, heads, dim] order
   std::array<std::int64_t, 4> at{};   // batch, seq, head, dim (or head, query, key, 0 for biases)

@@ -27,4 +27,26 @@ CaseVerdict ElementTally::verdict() const {
 
 std::string hex_and_decimal(double value) { return fmt::format("{:a} ({:.17g})", value, value); }
 
+std::string buffer_name(const KernelCall& call, int slot) {
+  const bool output = slot >= kMaxOperands;
+  const int operand = output ? slot - kMaxOperands : slot;
+  switch (call.spec.family) {
+    case Family::learned: return output ? "out" : "table";
+    case Family::sinusoidal:
+    case Family::xl: return "table";
+    case Family::alibi: return "bias";
+    case Family::t5:
+    case Family::shaw: return "index";
+    default: return operand == 0 ? "q" : "k";
+  }
+}
+
+std::string element_text(const KernelCall& call, ElementType type, std::uint64_t bits, double value) {
+  const std::optional<SentinelOrigin> origin = sentinel_origin(type, bits);
+  if (!origin) return type == ElementType::int32 ? fmt::format("{}", static_cast<std::int32_t>(bits)) : hex_and_decimal(value);
+  static constexpr const char* kRoleNames[] = {"guard", "padding", "unwritten"};
+  return fmt::format("bits {:#x} (the {} sentinel of {} {})", bits, kRoleNames[static_cast<int>(origin->role)],
+                     origin->slot >= kMaxOperands ? "output" : "input", buffer_name(call, origin->slot));
+}
+
 }  // namespace peconform::harness

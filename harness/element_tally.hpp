@@ -58,6 +58,11 @@ class ElementTally {
 
 // "0x1.8p+0 (1.5)"
 std::string hex_and_decimal(double value);
+// "q", "k", "table", "out", "bias" or "index": how failures name the buffer in `slot`.
+std::string buffer_name(const KernelCall& call, int slot);
+// An element as failures show it: hex and decimal, or for one of the call's sentinels its bits
+// and whose it is, "bits 0x7fdead04 (the guard sentinel of input k)".
+std::string element_text(const KernelCall& call, ElementType type, std::uint64_t bits, double value);
 // A float format's precision and least normal exponent, for counting ULPs.
 struct UlpFormat {
   int mantissa_bits = 23, min_exponent = -126;

@@ -37,10 +37,12 @@ ElementTally verify_indices(const KernelCall& call) {
           continue;
         }
         tally.fail({0, flat}, [&] {
-          return ElementFailure{out.bits(out.offset_of(0, 0, q, k)) == sentinel_bits(ElementType::int32) ? "unwritten" : "mismatch",
-                                "index", flat, {0, q, k, 0}, format_point(spec.family, point),
-                                want.boundary ? "on a logarithmic bucket boundary" : "",
-                                fmt::format("{}", want.bucket), fmt::format("{}", got), INFINITY, INFINITY, "0"};
+          const std::uint64_t bits = out.bits(out.offset_of(0, 0, q, k));
+          const std::string_view held = sentinel_kind(ElementType::int32, bits);
+          return ElementFailure{std::string(held.empty() ? "mismatch" : held), "index", flat, {0, q, k, 0},
+                                format_point(spec.family, point), want.boundary ? "on a logarithmic bucket boundary" : "",
+                                fmt::format("{}", want.bucket), element_text(call, ElementType::int32, bits, got), INFINITY,
+                                INFINITY, "0"};
         });
       }
   }
@@ -59,16 +61,16 @@ ElementTally verify_gather(const KernelCall& call) {
       const std::int64_t id = call.id(0, b, s);
       for (std::int64_t e = 0; e < spec.d; ++e) {
         const std::int64_t at = out.offset_of(b, s, 0, e), from = table.offset_of(0, 0, id, e);
-        const bool unwritten = out.bits(at) == sentinel_bits(out.type);
-        if (out.bits(at) == table.bits(from) || (!unwritten && std::isnan(out.value(at)) && std::isnan(table.value(from)))) {
+        const std::string_view held = sentinel_kind(out.type, out.bits(at));
+        if (out.bits(at) == table.bits(from) || (held.empty() && std::isnan(out.value(at)) && std::isnan(table.value(from)))) {
           tally.identical();
           continue;
         }
         const std::int64_t flat = (b * call.seq + s) * spec.d + e;
         tally.fail({0, flat}, [&] {
-          return ElementFailure{unwritten ? "unwritten" : "mismatch", "out", flat, {b, s, 0, e},
+          return ElementFailure{std::string(held.empty() ? "mismatch" : held), "out", flat, {b, s, 0, e},
                                 fmt::format("{}", id), fmt::format("table row {}", id), hex_and_decimal(table.value(from)),
-                                hex_and_decimal(out.value(at)), INFINITY, INFINITY, "0"};
+                                element_text(call, out.type, out.bits(at), out.value(at)), INFINITY, INFINITY, "0"};
         });
       }
     }
@@ -80,15 +82,21 @@ ElementTally verify_guards(const KernelCall& call) {
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
     const Buffer& out = call.outputs[o];
     const std::int64_t logical_count = out.shape[0] * out.shape[1] * out.shape[2] * out.shape[3];
-    const std::uint64_t sentinel = sentinel_bits(out.type);
+    // Each guard and padding element must still hold its own sentinel: one that holds another
+    // buffer's (a kernel that copied past a row from its input) was written as surely as one
+    // that holds a number.
     auto check = [&](std::int64_t i) {
-      if (out.bits(i) == sentinel) return;
+      const bool guard = out.in_guard(i);
+      const std::uint64_t own = guard ? out.sentinels.guard : out.sentinels.padding;
+      if (out.bits(i) == own) return;
       // Guards and padding sit outside the logical elements; their keys follow them.
       tally.fail({o, logical_count + i}, [&] {
         const std::string where = i < out.origin ? fmt::format("{} elements before the tensor", out.origin - i)
-                                                 : fmt::format("storage index {} (padding or past the end)", i - out.origin);
-        return ElementFailure{"out-of-bounds", o == 0 ? "q" : "k", i - out.origin, {-1, -1, -1, -1}, where, "",
-                              hex_and_decimal(out.value(i)), fmt::format("bits {:#x}", out.bits(i)), INFINITY, INFINITY, ""};
+                                  : guard        ? fmt::format("storage index {} (past the end)", i - out.origin)
+                                                 : fmt::format("storage index {} (padding)", i - out.origin);
+        return ElementFailure{"out-of-bounds", buffer_name(call, output_slot(o)), i - out.origin, {-1, -1, -1, -1}, where, "",
+                              element_text(call, out.type, own, out.value(i)),
+                              element_text(call, out.type, out.bits(i), out.value(i)), INFINITY, INFINITY, ""};
       });
     };
     // A dense layout has no padding inside: the guards are all there is to look at.

@@ -45,12 +45,39 @@ double decode(ElementType type, std::uint64_t bits) {
   return 0;
 }
 
+// Fills `buffer`'s guards, padding and (unless the caller draws them: `drawn`) logical
+// elements with its sentinels; `extent` is the span of its logical elements and padding.
+template <class Unit> void fill_sentinels(Buffer& buffer, std::int64_t extent, bool drawn) {
+  Unit* const data = reinterpret_cast<Unit*>(buffer.bytes.data());
+  Unit* const begin = data + buffer.origin;
+  Unit* const end = begin + extent;
+  const Sentinels& sentinels = buffer.sentinels;
+  std::fill(data, begin, static_cast<Unit>(sentinels.guard));
+  std::fill(end, data + buffer.size(), static_cast<Unit>(sentinels.guard));
+  // Plain names, not a structured binding: clang 14 cannot capture one in the OpenMP region.
+  const std::int64_t batch = buffer.shape[0], seq = buffer.shape[1], heads = buffer.shape[2], d = buffer.shape[3];
+  const bool dense = batch * seq * heads * d == extent;
+  if (dense && drawn) return;
+  std::fill(begin, end, static_cast<Unit>(dense ? sentinels.unwritten : sentinels.padding));
+  if (dense || drawn) return;
+  const std::int64_t step = buffer.stride[3];
+#pragma omp parallel for collapse(2) schedule(static)
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t s = 0; s < seq; ++s)
+      for (std::int64_t h = 0; h < heads; ++h) {
+        Unit* const row = data + buffer.offset_of(b, s, h, 0);
+        for (std::int64_t e = 0; e < d; ++e) row[e * step] = static_cast<Unit>(sentinels.unwritten);
+      }
+}
+
 // A buffer of `shape` laid out in `order` (outermost axis first) with `pad` spare elements
-// after every row and every outer axis, guards around it, all of it the sentinel.
-Buffer make_buffer(ElementType type, std::array<std::int64_t, 4> shape, const std::string& order, int pad) {
+// after every row and every outer axis, guards around it, all of it the sentinels of `slot`:
+// an input's logical elements are left to the draw that follows, which writes every one.
+Buffer make_buffer(ElementType type, std::array<std::int64_t, 4> shape, const std::string& order, int pad, int slot) {
   Buffer buffer;
   buffer.type = type;
   buffer.shape = shape;
+  buffer.sentinels = sentinels_of(type, slot);
   std::int64_t extent = 1;
   for (auto letter = order.rbegin(); letter != order.rend(); ++letter) {
     const std::size_t axis = std::string_view("bshd").find(*letter);
@@ -59,16 +86,11 @@ Buffer make_buffer(ElementType type, std::array<std::int64_t, 4> shape, const st
   }
   buffer.origin = kGuardElements;
   buffer.bytes.resize(static_cast<std::size_t>(extent + 2 * kGuardElements) * element_size(type));
-  const std::uint64_t sentinel = sentinel_bits(type);
-  auto fill = [&](auto unit) {
-    using Unit = decltype(unit);
-    auto* data = reinterpret_cast<Unit*>(buffer.bytes.data());
-    std::fill(data, data + buffer.size(), static_cast<Unit>(sentinel));
-  };
+  const bool drawn = slot < kMaxOperands;
   switch (element_size(type)) {
-    case 2: fill(std::uint16_t{}); break;
-    case 4: fill(std::uint32_t{}); break;
-    default: fill(std::uint64_t{}); break;
+    case 2: fill_sentinels<std::uint16_t>(buffer, extent, drawn); break;
+    case 4: fill_sentinels<std::uint32_t>(buffer, extent, drawn); break;
+    default: fill_sentinels<std::uint64_t>(buffer, extent, drawn); break;
   }
   return buffer;
 }
@@ -227,15 +249,47 @@ std::uint64_t element_bits(ElementType type, double value) {
   return 0;
 }
 
-std::uint64_t sentinel_bits(ElementType type) {
+namespace {
+
+// Sentinel k (1 to kSentinelCodes) of a type is its base with k in the low bits: quiet NaNs
+// whose payloads are neither 0 nor all ones, and for int32 a value near 1.58e9.
+constexpr int kRoles = 3;
+constexpr std::uint64_t kSentinelCodes = 2 * kMaxOperands * kRoles;
+
+std::uint64_t sentinel_base(ElementType type) {
   switch (type) {
-    case ElementType::fp64: return 0x7ff8dead5e171e1aull;
-    case ElementType::fp32: return 0x7fdead5e;
-    case ElementType::fp16: return 0x7e5b;
-    case ElementType::bf16: return 0x7fdb;
-    case ElementType::int32: return 0x5e171e1a;
+    case ElementType::fp64: return 0x7ff8dead5e171e00ull;
+    case ElementType::fp32: return 0x7fdead00;
+    case ElementType::fp16: return 0x7e40;  // 9 payload bits: 0x40 + k
+    case ElementType::bf16: return 0x7fd0;  // 6 payload bits: 0x10 + k
+    case ElementType::int32: return 0x5e171e00;
   }
   return 0;
+}
+
+std::uint64_t sign_bit(ElementType type) {
+  return type == ElementType::int32 ? 0 : std::uint64_t{1} << (8 * element_size(type) - 1);
+}
+
+}  // namespace
+
+Sentinels sentinels_of(ElementType type, int slot) {
+  const std::uint64_t first = sentinel_base(type) + 1 + static_cast<std::uint64_t>(slot * kRoles);
+  return {first + static_cast<std::uint64_t>(SentinelRole::guard), first + static_cast<std::uint64_t>(SentinelRole::padding),
+          first + static_cast<std::uint64_t>(SentinelRole::unwritten)};
+}
+
+std::optional<SentinelOrigin> sentinel_origin(ElementType type, std::uint64_t bits) {
+  const std::uint64_t code = (bits & ~sign_bit(type)) - sentinel_base(type);  // wraps below the base
+  if (code == 0 || code > kSentinelCodes) return std::nullopt;
+  const int index = static_cast<int>(code - 1);
+  return SentinelOrigin{index / kRoles, static_cast<SentinelRole>(index % kRoles)};
+}
+
+std::string_view sentinel_kind(ElementType type, std::uint64_t bits) {
+  const std::optional<SentinelOrigin> origin = sentinel_origin(type, bits);
+  if (!origin) return {};
+  return origin->role == SentinelRole::unwritten ? "unwritten" : "out-of-bounds";
 }
 
 std::uint64_t Buffer::bits(std::int64_t index) const {
@@ -325,7 +379,7 @@ KernelCall materialize(const CaseDescription& c) {
       if (sel.operand && *sel.operand != operand) continue;
       const int original_heads = operand == 0 ? c.heads : c.kv_heads;
       const std::int64_t heads = sel.head ? 1 : original_heads;
-      Buffer input = make_buffer(type, {batch, seq, heads, spec.d}, c.order, c.pad);
+      Buffer input = make_buffer(type, {batch, seq, heads, spec.d}, c.order, c.pad, input_slot(call.inputs.size()));
 #pragma omp parallel for collapse(2) schedule(static)
       for (std::int64_t b = 0; b < batch; ++b)
         for (std::int64_t s = 0; s < seq; ++s)
@@ -336,7 +390,7 @@ KernelCall materialize(const CaseDescription& c) {
               input.set_bits(input.offset_of(b, s, h, e), draw_bits(c, type, operand, index, scales[static_cast<std::size_t>(e)]));
             }
           }
-      call.outputs.push_back(c.in_place ? input : make_buffer(type, input.shape, c.order, c.pad));
+      call.outputs.push_back(c.in_place ? input : make_buffer(type, input.shape, c.order, c.pad, output_slot(call.outputs.size())));
       call.inputs.push_back(std::move(input));
     }
     return call;
@@ -344,19 +398,19 @@ KernelCall materialize(const CaseDescription& c) {
 
   switch (family) {
     case Family::learned: {
-      Buffer table = make_buffer(type, {1, 1, spec.rows, spec.d}, "bshd", 0);
+      Buffer table = make_buffer(type, {1, 1, spec.rows, spec.d}, "bshd", 0, input_slot(0));
       for (std::int64_t r = 0; r < spec.rows; ++r)
         for (std::int64_t e = 0; e < spec.d; ++e)
           table.set_bits(table.offset_of(0, 0, r, e), draw_bits(c, type, 0, static_cast<std::uint64_t>(r * spec.d + e), scales[static_cast<std::size_t>(e)]));
       call.inputs.push_back(std::move(table));
-      call.outputs.push_back(make_buffer(type, {batch, seq, 1, spec.d}, "bshd", 0));
+      call.outputs.push_back(make_buffer(type, {batch, seq, 1, spec.d}, "bshd", 0, output_slot(0)));
       break;
     }
     case Family::sinusoidal:
     case Family::xl:
       call.first = c.offset + (sel.token ? *sel.token : 0);
       call.rows = seq;
-      call.outputs.push_back(make_buffer(type, {1, seq, 1, spec.d}, "bshd", c.pad));
+      call.outputs.push_back(make_buffer(type, {1, seq, 1, spec.d}, "bshd", c.pad, output_slot(0)));
       break;
     case Family::alibi:
     case Family::t5:
@@ -367,7 +421,7 @@ KernelCall materialize(const CaseDescription& c) {
       call.keys = c.keys;
       const std::int64_t heads = family == Family::alibi ? spec.heads : 1;
       call.outputs.push_back(
-          make_buffer(family == Family::alibi ? type : ElementType::int32, {1, heads, seq, c.keys}, "bshd", 0));
+          make_buffer(family == Family::alibi ? type : ElementType::int32, {1, heads, seq, c.keys}, "bshd", 0, output_slot(0)));
       break;
     }
     default: break;

@@ -2,12 +2,15 @@
 // One kernel call as plain data, the form in which a case crosses into any backend (in this
 // process, a child process, a device): the spec, host buffers with their strides, the ids, the
 // ranges. A backend copies the inputs wherever its kernel runs and the outputs back into
-// `outputs`. Every buffer carries guard elements around it and between padded rows, filled with
-// a sentinel NaN, so that an unwritten element, a read of padding and a write out of bounds
-// all show in the result.
+// `outputs`. Every buffer carries guard elements around it and padding between its rows, and
+// each of them, and each output element before the kernel writes it, holds a sentinel of its
+// own, so that an unwritten element, a read of padding or of a guard and a write out of bounds
+// all show in the result, even a write that copies one buffer's sentinel into another's.
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "backends/implementation.hpp"
@@ -23,6 +26,33 @@ std::size_t element_size(ElementType type);
 // Guard elements before and after every buffer.
 inline constexpr std::int64_t kGuardElements = 64;
 
+// What a buffer's elements hold before the kernel runs wherever nothing was drawn: its guards,
+// its padding, and (outputs) its logical elements, which the kernel must overwrite.
+enum class SentinelRole { guard, padding, unwritten };
+struct Sentinels {
+  std::uint64_t guard = 0, padding = 0, unwritten = 0;
+};
+
+// A buffer's place in its call, which picks its sentinels: inputs[i] is slot i, outputs[i] is
+// slot kMaxOperands + i.
+inline constexpr int kMaxOperands = 2;
+inline int input_slot(std::size_t operand) { return static_cast<int>(operand); }
+inline int output_slot(std::size_t operand) { return kMaxOperands + static_cast<int>(operand); }
+
+// The sentinels of the buffer in `slot`: quiet NaNs (int32: integers no index reaches), each
+// (slot, role) its own payload, none of them the NaN an arithmetic or a conversion produces
+// (payload 0, the x86, Arm and PyTorch default, nor all ones, CUDA's), all fixed: the same
+// bits on every run and every seed.
+Sentinels sentinels_of(ElementType type, int slot);
+
+// Which sentinel `bits` is, if it is one: a NaN's sign is ignored, so that a kernel that read a
+// sentinel and negated it (rotate_half's -x) is still caught with it.
+struct SentinelOrigin {
+  int slot = 0;
+  SentinelRole role = SentinelRole::guard;
+};
+std::optional<SentinelOrigin> sentinel_origin(ElementType type, std::uint64_t bits);
+
 // A strided [batch, seq, heads, dim] tensor (tables: [1, rows, 1, d]; ALiBi: [1, heads, q, k];
 // T5 and Shaw: [1, 1, q, k]) inside `bytes`, whose element `origin` is [0, 0, 0, 0].
 struct Buffer {
@@ -30,6 +60,7 @@ struct Buffer {
   std::array<std::int64_t, 4> shape{}, stride{};
   std::int64_t origin = kGuardElements;
   std::vector<std::byte> bytes;
+  Sentinels sentinels;  // in place, the output's are its input's: it starts as a copy of it
 
   std::int64_t offset_of(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t e) const {
     return origin + b * stride[0] + s * stride[1] + h * stride[2] + e * stride[3];
@@ -41,15 +72,13 @@ struct Buffer {
   double value(std::int64_t index) const;
   std::uint64_t bits(std::int64_t index) const;
   void set_bits(std::int64_t index, std::uint64_t bits);
+  // Whether storage index `index` lies in a guard (else in padding, or a logical element).
+  bool in_guard(std::int64_t index) const { return index < origin || index >= size() - kGuardElements; }
 };
 
 // The bits of `value` rounded to nearest in `type` (bf16 through float: a double rounding, the
 // same on every run, that only values not already bf16 see).
 std::uint64_t element_bits(ElementType type, double value);
-
-// The bit pattern every guard, padding and unwritten output element starts as: a quiet NaN
-// with a payload no arithmetic produces.
-std::uint64_t sentinel_bits(ElementType type);
 
 struct KernelCall {
   Spec spec;
@@ -80,6 +109,12 @@ Point row_point(const KernelCall& call, std::int64_t row, std::int64_t key);
 // The d input values of head h of token (b, s) of rotary operand `operand`, or a learned
 // call's whole table, as the reference takes them.
 std::vector<Wide> input_values(const KernelCall& call, std::size_t operand, std::int64_t b, std::int64_t s, std::int64_t h);
+
+// The failure kind of an element of output `out` that holds one of the call's sentinels:
+// "unwritten" for an output's unwritten sentinel (the kernel left it, or copied one it had
+// not written), "out-of-bounds" for a guard's or a padding's (the kernel read out of bounds);
+// empty where it holds none. What the kernel computes must never be one of them.
+std::string_view sentinel_kind(ElementType type, std::uint64_t bits);
 
 // A hash of everything the kernel may only read: the input buffers (guards and padding
 // included) and the ids. A kernel that writes into them changes it.

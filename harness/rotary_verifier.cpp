@@ -41,6 +41,9 @@ struct TokenPair {
   Wide cos_wide, sin_wide, amplitude_wide;
   double angle = 0, log_xpos = 0;  // |p theta| and ln of the xPos factor, for the binary128 bound
   Wide growth;
+  // Where the bound constrains nothing (past the horizon): its terms without the angle's growth,
+  // for the norm check (norm_bound).
+  RotaryBoundTerms<double> angle_free;
 };
 
 // The fast path's view of a TokenPair, compact so that a row's pairs stay in cache.
@@ -97,6 +100,7 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   t.angle = std::abs(static_cast<double>(angle));
   t.log_xpos = log_xpos;
   t.growth = pair.growth;
+  if (!t.terms.constrains()) t.angle_free = rotary_bound_terms<double>(spec, 0.0, log_xpos, 0.0);
   if (t.amplitude < kSmallestScreenedAmplitude) {
     const Wide amplitude = spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention;
     t.in_binary128 = true;
@@ -118,13 +122,63 @@ FastPair fast_pair(const PairConstants& pair, const TokenPair& t) {
           t.reference_relative, screened ? t.claim_scale * (1 + 0x1p-50) : std::numeric_limits<double>::infinity()};
 }
 
+// Past the horizon the bound reaches A r and says nothing of the angle; it still says something
+// of the norm. Whatever angle phi' a kernel forms, its pair is y = A R(phi') x + err, and
+// |A R(phi') x| = A r exactly: a rotation keeps the norm, and cos^2 + sin^2 = 1 whatever the
+// angle. err gathers every error source of precision/error_model.hpp but the angle: the
+// amplitude (d_A), sin/cos evaluation, the cos/sin cache, the products, the subnormal terms and
+// the final rounding; element by element it is at most the model's bound with d_phi dropped,
+//   N_e = P0 (1 + u_f) + u_f |y'_e| + eta_s,   P0 = A r relative0 + r per_norm + absolute,
+// where y' = A R(phi') x is the element the final rounding is relative to (as y_e is in B) and
+// relative0 is the class's relative term at |phi| = 0 (rotary_bound_terms(spec, 0, ln a, 0):
+// it keeps d_phi's constant 2^-50, the reduction of p theta by pi/2, looser by 2^-50 A r only).
+// Then | |y| - A r | <= |err| <= |(N_a, N_b)|, and with (N_a, N_b) =
+// (P0 (1 + u_f) + eta_s) (1, 1) + u_f (|y'_a|, |y'_b|) and |y'| = A r,
+//   | |y| - A r | <= sqrt(2) (P0 (1 + u_f) + eta_s) + u_f A r.
+// A kernel that writes zeros past the horizon, or one whose sin and cos drift apart there (fast
+// intrinsics such as __sinf at large arguments), breaks it; a correct fp32-angle kernel cannot.
+constexpr double kSqrtTwoAbove = 0x1.6a09e667f3bcdp+0;  // sqrt(2) rounded to nearest lies above it
+
+template <class Real> Real norm_bound(const RotaryBoundTerms<Real>& angle_free, const Real& amplitude_norm, const Real& norm) {
+  const Real spread = (amplitude_norm * angle_free.relative + norm * angle_free.per_norm + angle_free.absolute) *
+                          (1 + angle_free.final) +
+                      angle_free.store_absolute;
+  return Real(kSqrtTwoAbove) * spread + angle_free.final * amplitude_norm;
+}
+
+// |y| against A r for one pair, within norm_bound; ratio > 1 fails.
+struct NormCheck {
+  double actual = 0, expected = 0, bound = 0, ratio = 0;
+};
+
+// In double where the pair was formed in double and that decides it, else in binary128. In
+// double, A (one rounding from binary128), r (two squares, a sum, a root: 2.5 ulps), their
+// product (one more) and |y| (2.5 ulps) put the computed | |y| - A r | within
+// 8 2^-53 (A r + |y|) of the exact one. In binary128 the few roundings lie far below
+// 2^-100 (A r + |y|), and that much goes to the kernel.
+NormCheck check_norm(const Spec& spec, const TokenPair& t, double ya, double yb, bool wide, double scale, double r,
+                     const Wide& wide_scale, const Wide& r_wide) {
+  if (!wide) {
+    const double squares = ya * ya + yb * yb;
+    const double norm = std::isfinite(squares) ? std::sqrt(squares) : std::hypot(ya, yb);
+    const double bound = norm_bound(t.angle_free, scale, r) * kBoundRounding;
+    const double error = std::abs(norm - scale), screen = 8 * 0x1p-53 * (scale + norm);
+    if (error + screen <= bound || error - screen > bound) return {norm, scale, bound, error / bound};
+  }
+  const RotaryBoundTerms<Wide> terms = rotary_bound_terms<Wide>(spec, Wide(0), Wide(t.log_xpos), Wide(0));
+  const Wide norm = sqrt(Wide(ya) * Wide(ya) + Wide(yb) * Wide(yb));
+  const Wide bound = norm_bound(terms, wide_scale, r_wide);
+  const Wide error = abs(norm - wide_scale), screen = ldexp(Wide(1), -100) * (wide_scale + norm);
+  const Wide ratio = (error > screen ? error - screen : Wide(0)) / bound;
+  return {static_cast<double>(norm), static_cast<double>(wide_scale), static_cast<double>(bound), static_cast<double>(ratio)};
+}
+
 template <class Access>
 void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs, const std::vector<std::size_t>& pass_through,
                  const std::vector<TokenPair>& token, const std::vector<FastPair>& fast, std::int64_t b, std::int64_t s,
                  const Point& point, Escalation& escalation, std::vector<std::size_t>& slow, ElementTally& tally) {
   const Spec& spec = call.spec;
   const ElementType type = element_type(spec.dtype);
-  const std::uint64_t sentinel = sentinel_bits(type);
   const int bin = position_bin(point.c[0]);
   const UlpFormat format = ulp_format(type);
   // Terms that depend on the spec alone.
@@ -140,26 +194,27 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
     for (std::int64_t h = 0; h < heads; ++h) {
       std::size_t slow_count = 0;
       const std::int64_t row = ((b * out.shape[1] + s) * heads + h) * spec.d;
-      auto describe = [&](std::string kind, std::size_t e, std::string input, double reference, double actual, double ratio,
-                          double bound) {
-        return ElementFailure{std::move(kind), o == 0 ? "q" : "k", row + static_cast<std::int64_t>(e),
+      // The failure of element e, stored at `at` in the output.
+      auto describe = [&](std::string_view kind, std::size_t e, std::string input, double reference, std::int64_t at,
+                          double ratio, double bound) {
+        const double actual = Access::value(out, at);
+        return ElementFailure{std::string(kind), o == 0 ? "q" : "k", row + static_cast<std::int64_t>(e),
                               {b, s, h, static_cast<std::int64_t>(e)}, format_point(spec.family, point), std::move(input),
-                              hex_and_decimal(reference), hex_and_decimal(actual), ulps_between(actual, reference, type),
-                              ratio, hex_and_decimal(bound)};
+                              hex_and_decimal(reference), element_text(call, type, Access::bits(out, at), actual),
+                              ulps_between(actual, reference, type), ratio, hex_and_decimal(bound)};
       };
       for (const std::size_t e : pass_through) {
         const std::int64_t at = out.offset_of(b, s, h, static_cast<std::int64_t>(e));
         const std::int64_t from = in.offset_of(b, s, h, static_cast<std::int64_t>(e));
         const std::uint64_t got = Access::bits(out, at);
-        const bool unwritten = !call.in_place && got == sentinel;
-        if (got == Access::bits(in, from) || (!unwritten && std::isnan(Access::value(out, at)) && std::isnan(Access::value(in, from)))) {
+        const std::string_view held = sentinel_kind(type, got);
+        if (got == Access::bits(in, from) || (held.empty() && std::isnan(Access::value(out, at)) && std::isnan(Access::value(in, from)))) {
           tally.identical();
           continue;
         }
         tally.fail({o, row + static_cast<std::int64_t>(e)}, [&] {
           const double x = Access::value(in, from);
-          return describe(unwritten ? "unwritten" : "mismatch", e, hex_and_decimal(x), x,
-                          Access::value(out, at), INFINITY, 0);
+          return describe(held.empty() ? "mismatch" : held, e, hex_and_decimal(x), x, at, INFINITY, 0);
         });
       }
       // The fast path: every pair whose two elements the screen decides as passes, with finite
@@ -218,12 +273,14 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         auto input_text = [&] { return fmt::format("x[{}]={}, x[{}]={}", pair.in_a, hex_and_decimal(xa), pair.in_b, hex_and_decimal(xb)); };
         if (std::isnan(xa) || std::isnan(xb)) {
           // The propagation policy: a NaN in a pair makes both of its outputs NaN.
-          for (const auto& [e, y] : {std::pair{pair.a, ya}, std::pair{pair.b, yb}}) {
-            if (std::isnan(y) && (call.in_place || Access::bits(out, e == pair.a ? oa : ob) != sentinel)) {
+          for (const auto& [e, stored] : {std::pair{pair.a, oa}, std::pair{pair.b, ob}}) {
+            const std::string_view held = sentinel_kind(type, Access::bits(out, stored));
+            if (held.empty() && std::isnan(Access::value(out, stored))) {
               tally.identical();
             } else {
-              tally.fail({o, row + static_cast<std::int64_t>(e)},
-                         [&, e = e, y = y] { return describe(std::isnan(y) ? "unwritten" : "nan", e, input_text(), NAN, y, INFINITY, 0); });
+              tally.fail({o, row + static_cast<std::int64_t>(e)}, [&, e = e, stored = stored] {
+                return describe(held.empty() ? "nan" : held, e, input_text(), NAN, stored, INFINITY, 0);
+              });
             }
           }
           continue;
@@ -247,9 +304,10 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         // lies within it is counted unconstrained, never as a pass.
         if (!claimed) {
           for (const auto& [e, stored] : {std::pair{pair.a, oa}, std::pair{pair.b, ob}}) {
-            if (!call.in_place && Access::bits(out, stored) == sentinel)
+            const std::string_view held = sentinel_kind(type, Access::bits(out, stored));
+            if (!held.empty())
               tally.fail({o, row + static_cast<std::int64_t>(e)}, [&, e = e, stored = stored] {
-                return describe("unwritten", e, input_text(), NAN, Access::value(out, stored), INFINITY, INFINITY);
+                return describe(held, e, input_text(), NAN, stored, INFINITY, INFINITY);
               });
             else
               tally.unconstrained();
@@ -281,16 +339,18 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const double actual[2] = {ya, yb};
         const std::int64_t stored[2] = {oa, ob};
         const std::size_t element[2] = {pair.a, pair.b};
+        bool failed[2] = {false, false}, numbers = true;
         for (int k = 0; k < 2; ++k) {
           const double y = actual[k], expected = reference[k], bound = bounds[k];
           const std::size_t e = element[k];
           const std::int64_t key = row + static_cast<std::int64_t>(e);
-          std::string kind;
-          if (!call.in_place && Access::bits(out, stored[k]) == sentinel) kind = "unwritten";
-          else if (std::isnan(y)) kind = "nan";
-          else if (std::isinf(y)) kind = "inf";
+          std::string_view kind = sentinel_kind(type, Access::bits(out, stored[k]));
+          if (kind.empty() && std::isnan(y)) kind = "nan";
+          else if (kind.empty() && std::isinf(y)) kind = "inf";
           if (!kind.empty()) {
-            tally.fail({o, key}, [&] { return describe(kind, e, input_text(), expected, y, INFINITY, bound); });
+            tally.fail({o, key}, [&] { return describe(kind, e, input_text(), expected, stored[k], INFINITY, bound); });
+            failed[k] = true;
+            numbers = false;
             continue;
           }
           // The decision in the precision the pair was formed in: err + e <= B passes, err - e > B
@@ -318,8 +378,25 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
             tally.bounded_ratio(ratio, ulps_between(y, expected, type), bin);
           if (ratio > 1) {
             const bool flipped = y != 0 && expected != 0 && std::signbit(y) != std::signbit(expected) && std::abs(expected) > bound;
-            tally.fail({o, key}, [&] { return describe(flipped ? "sign" : "numeric", e, input_text(), expected, y, ratio, bound); });
+            tally.fail({o, key}, [&] { return describe(flipped ? "sign" : "numeric", e, input_text(), expected, stored[k], ratio, bound); });
+            failed[k] = true;
           }
+        }
+        if (!loose || !numbers) continue;
+        // Past the horizon the angle is free, but the pair's norm is not (norm_bound).
+        ++tally.stats.norm_checked_pairs;
+        const NormCheck norm = check_norm(spec, t, ya, yb, wide, scale, r, wide_scale, r_wide);
+        if (norm.ratio <= 1) continue;
+        for (int k = 0; k < 2; ++k) {
+          if (failed[k]) continue;
+          tally.fail({o, row + static_cast<std::int64_t>(element[k])}, [&] {
+            const std::string input = fmt::format("{}; y[{}]={}, y[{}]={}", input_text(), pair.a, hex_and_decimal(ya), pair.b,
+                                                  hex_and_decimal(yb));
+            return ElementFailure{"norm", o == 0 ? "q" : "k", row + static_cast<std::int64_t>(element[k]),
+                                  {b, s, h, static_cast<std::int64_t>(element[k])}, format_point(spec.family, point), input,
+                                  hex_and_decimal(norm.expected), hex_and_decimal(norm.actual),
+                                  ulps_between(norm.actual, norm.expected, type), norm.ratio, hex_and_decimal(norm.bound)};
+          });
         }
       }
     }

@@ -20,19 +20,18 @@ constexpr double kBoundRounding = 1 + 0x1p-40;
 // One screened element: classify, screen, escalate if undecided, tally.
 struct Screened {
   double actual, expected, bound, screen_error;
-  bool written;
+  std::string_view held;  // the sentinel's failure kind where it holds one (sentinel_kind)
   bool loose;  // the bound reaches the element's scale: within it is unconstrained, past it fails
 };
 
 template <class Describe>
 void check_screened(const Screened& x, FailureKey key, std::int64_t position, ElementType type, Escalation& escalation,
                     const Point& point, std::size_t element, ElementTally& tally, Describe&& describe) {
-  std::string kind;
-  if (!x.written) kind = "unwritten";
-  else if (std::isnan(x.actual)) kind = "nan";
-  else if (std::isinf(x.actual)) kind = "inf";
+  std::string_view kind = x.held;
+  if (kind.empty() && std::isnan(x.actual)) kind = "nan";
+  else if (kind.empty() && std::isinf(x.actual)) kind = "inf";
   if (!kind.empty()) {
-    tally.fail(key, [&] { return describe(kind, x.expected, x.actual, INFINITY); });
+    tally.fail(key, [&] { return describe(std::string(kind), x.expected, x.actual, INFINITY); });
     return;
   }
   double error = std::abs(x.actual - x.expected), ratio = error / x.bound;
@@ -59,7 +58,6 @@ ElementTally verify_sinusoid(const KernelCall& call) {
   const Reference<FastReal> reference(spec, call.sequence_length);
   const Buffer& out = call.outputs[0];
   const ElementType type = out.type;
-  const std::uint64_t sentinel = sentinel_bits(type);
   const bool sine_second = spec.family == Family::sinusoidal && spec.order == SinusoidalOrder::cos_sin;
   Escalation escalation(call);
   // Each frequency's angle error growth, once per call (the lone column's follows the pairs').
@@ -90,30 +88,34 @@ ElementTally verify_sinusoid(const KernelCall& call) {
             // The final rounding is relative to the entry; |entry| <= |screened value| + its error.
             const double bound = sinusoid_bound<double>(spec, angle, std::abs(expected) + cs.error, pair_growth) * kBoundRounding;
             const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
-            const Screened x{Access::value(out, at), expected, bound, cs.error, Access::bits(out, at) != sentinel, bound >= 1};
+            const Screened x{Access::value(out, at), expected, bound, cs.error, sentinel_kind(type, Access::bits(out, at)), bound >= 1};
             check_screened(x, {0, row * spec.d + static_cast<std::int64_t>(e)}, position, type, escalation, point, e, tally,
                            [&, e = e](std::string kind, double ref, double actual, double ratio) {
                              return ElementFailure{kind, "table", row * spec.d + static_cast<std::int64_t>(e),
                                                    {0, row, 0, static_cast<std::int64_t>(e)}, format_point(spec.family, point),
                                                    fmt::format("angle {:.17g}", angle), hex_and_decimal(ref),
-                                                   hex_and_decimal(actual), ulps_between(actual, ref, type), ratio,
+                                                   element_text(call, type, Access::bits(out, at), actual),
+                                                   ulps_between(actual, ref, type), ratio,
                                                    hex_and_decimal(bound)};
                            });
           }
         }
-        // Odd d under half: the column no pair fills is +0 exactly.
+        // Odd d under half: the column no pair fills is zero, a computed value, so -0 is as good
+        // as +0 (as it is for every other entry, compared as a number).
         for (std::size_t e = 0; e < paired.size(); ++e) {
           if (paired[e]) continue;
           const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
-          if (Access::bits(out, at) == 0) {
+          if (Access::value(out, at) == 0) {
             tally.identical();
             continue;
           }
           tally.fail({0, row * spec.d + static_cast<std::int64_t>(e)}, [&] {
-            return ElementFailure{Access::bits(out, at) == sentinel ? "unwritten" : "mismatch", "table",
+            const std::string_view held = sentinel_kind(type, Access::bits(out, at));
+            return ElementFailure{std::string(held.empty() ? "mismatch" : held), "table",
                                   row * spec.d + static_cast<std::int64_t>(e), {0, row, 0, static_cast<std::int64_t>(e)},
                                   format_point(spec.family, point), "zero column", hex_and_decimal(0.0),
-                                  hex_and_decimal(Access::value(out, at)), INFINITY, INFINITY, hex_and_decimal(0.0)};
+                                  element_text(call, type, Access::bits(out, at), Access::value(out, at)), INFINITY,
+                                  INFINITY, hex_and_decimal(0.0)};
           });
         }
       });
@@ -133,7 +135,6 @@ ElementTally verify_alibi(const KernelCall& call) {
   for (int h = 0; h < spec.heads; ++h) head_terms.push_back(alibi_bound_terms<double>(spec, h));
   const Buffer& out = call.outputs[0];
   const ElementType type = out.type;
-  const std::uint64_t sentinel = sentinel_bits(type);
   Escalation escalation(call);
   std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
   const std::int64_t heads = out.shape[1];
@@ -155,16 +156,16 @@ ElementTally verify_alibi(const KernelCall& call) {
             const double actual = Access::value(out, at);
             auto describe = [&](std::string kind, double ref, double got, double ratio, double bound) {
               return ElementFailure{kind, "bias", flat, {h, q, k, 0}, format_point(spec.family, point),
-                                    fmt::format("slope {}", hex_and_decimal(slope)), hex_and_decimal(ref), hex_and_decimal(got),
-                                    ulps_between(got, ref, type), ratio, hex_and_decimal(bound)};
+                                    fmt::format("slope {}", hex_and_decimal(slope)), hex_and_decimal(ref),
+                                    element_text(call, type, Access::bits(out, at), got), ulps_between(got, ref, type), ratio,
+                                    hex_and_decimal(bound)};
             };
+            const std::string_view held = sentinel_kind(type, Access::bits(out, at));
             if (spec.mode == AlibiMode::causal && j > i) {
               if (actual == -INFINITY) {
                 tally.identical();
               } else {
-                tally.fail({0, flat}, [&] {
-                  return describe(Access::bits(out, at) == sentinel ? "unwritten" : "mismatch", -INFINITY, actual, INFINITY, 0);
-                });
+                tally.fail({0, flat}, [&] { return describe(std::string(held.empty() ? "mismatch" : held), -INFINITY, actual, INFINITY, 0); });
               }
               continue;
             }
@@ -174,15 +175,14 @@ ElementTally verify_alibi(const KernelCall& call) {
             const double bound = within_claim<double>(magnitude, terms.largest)
                                      ? (magnitude * terms.relative + terms.absolute) * kBoundRounding
                                      : INFINITY;
-            const bool written = Access::bits(out, at) != sentinel;
-            if (!std::isfinite(bound)) {  // outside the claim: only an unwritten entry is wrong
-              if (written)
+            if (!std::isfinite(bound)) {  // outside the claim: only a sentinel is wrong
+              if (held.empty())
                 tally.unconstrained();
               else
-                tally.fail({0, flat}, [&] { return describe("unwritten", expected, actual, INFINITY, bound); });
+                tally.fail({0, flat}, [&] { return describe(std::string(held), expected, actual, INFINITY, bound); });
               continue;
             }
-            const Screened x{actual, expected, bound, magnitude * 0x1p-51, written, magnitude > 0 && bound >= magnitude};
+            const Screened x{actual, expected, bound, magnitude * 0x1p-51, held, magnitude > 0 && bound >= magnitude};
             check_screened(x, {0, flat}, i - j, type, escalation, point, static_cast<std::size_t>(h), tally,
                            [&](std::string kind, double ref, double got, double ratio) {
                              return describe(kind, ref, got, ratio, bound);

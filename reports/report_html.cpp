@@ -164,16 +164,17 @@ void matrix(std::string& html, const harness::CampaignResult& result) {
   html +=
       "<h2>Conformance matrix</h2>\n<table>\n<tr><th>Backend</th><th>Family</th><th>Dtype</th><th>Class</th>"
       "<th>Cases</th><th>Failed</th><th>Elements</th><th>Unconstrained</th><th>Unconstrained from |&phi;|</th>"
-      "<th>Escalations</th><th>Max ULP</th>"
+      "<th>Norm-checked pairs</th><th>Escalations</th><th>Max ULP</th>"
       "<th>Worst ratio to bound</th><th>Worst case</th></tr>\n";
   for (const auto& [key, s] : result.cells) {
     const char* row = s.failed_cases > 0 ? " class=\"fail\"" : loose(s) ? " class=\"loose\"" : "";
     html += fmt::format(
         "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{:.3g}</td><td class=\"n\">{:.3g}</td><td><code>{}</code></td></tr>\n",
+        "<td class=\"n\">{}</td><td class=\"n\">{:.3g}</td><td class=\"n\">{:.3g}</td><td><code>{}</code></td></tr>\n",
         row, esc(key.backend), esc(key.family), esc(key.dtype), esc(key.precision), s.cases, s.failed_cases, s.elements,
-        s.unconstrained_elements, horizon_text(s.unconstrained_horizon), s.escalations, s.max_ulp, s.worst_ratio, esc(s.worst_case));
+        s.unconstrained_elements, horizon_text(s.unconstrained_horizon), s.norm_checked_pairs, s.escalations, s.max_ulp,
+        s.worst_ratio, esc(s.worst_case));
   }
   html += "</table>\n";
 }

@@ -66,12 +66,13 @@ void matrix(std::string& md, const harness::CampaignResult& result) {
   md += "\n## Conformance matrix\n\n";
   md +=
       "| Backend | Family | Dtype | Class | Cases | Failed | Elements | Unconstrained | Unconstrained from \\|φ\\| | "
-      "Escalations | Max ULP | Worst ratio | Worst case |\n";
-  md += "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
+      "Norm-checked pairs | Escalations | Max ULP | Worst ratio | Worst case |\n";
+  md += "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n";
   for (const auto& [key, s] : result.cells)
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3g} | {:.3g} | {} |\n", text(key.backend),
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3g} | {:.3g} | {} |\n", text(key.backend),
                       text(key.family), text(key.dtype), text(key.precision), s.cases, s.failed_cases, s.elements,
-                      s.unconstrained_elements, horizon_text(s.unconstrained_horizon), s.escalations, s.max_ulp, s.worst_ratio,
+                      s.unconstrained_elements, horizon_text(s.unconstrained_horizon), s.norm_checked_pairs, s.escalations,
+                      s.max_ulp, s.worst_ratio,
                       s.worst_case.empty() ? "" : code(s.worst_case, true));
 }
 

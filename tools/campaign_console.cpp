@@ -70,10 +70,10 @@ void print_failure(const harness::FailureRecord& f) {
 
 void print_cells(const harness::CampaignResult& result) {
   for (const auto& [key, s] : result.cells)
-    fmt::print(stderr, "{:<6} {:<10} {:<5} {:<11} cases {:>5} elements {:>11} unconstrained {:>9} (from |phi| {:>7}) escalated {:>6} "
+    fmt::print(stderr, "{:<6} {:<10} {:<5} {:<11} cases {:>5} elements {:>11} unconstrained {:>9} (from |phi| {:>7}) norm-checked {:>8} escalated {:>6} "
                "max ulp {:>8} worst ratio {:>8}{}{}\n",
                key.backend, key.family, key.dtype, key.precision, s.cases, s.elements, s.unconstrained_elements,
-               horizon_text(s.unconstrained_horizon), s.escalations,
+               horizon_text(s.unconstrained_horizon), s.norm_checked_pairs, s.escalations,
                ratio_text(s.max_ulp), ratio_text(s.worst_ratio), s.failed_cases > 0 ? fmt::format("  FAILED {}", s.failed_cases) : "",
                s.bounded_elements > 0 && s.worst_ratio < harness::kLooseRatio ? "  (loose)" : "");
 }

@@ -19,6 +19,14 @@ namespace peconform::harness {
 // "racy-one-token": a race on the first element of the last operand, which a call of several
 // tokens always loses and a one-token call loses on every second such call (a counter, so that
 // the test is deterministic): it leaves that element unwritten.
+// "copies-past-each-row": right, but first copies the element one past each row of its input
+// to the same place in its output, as ggml's pass-through loop does for odd d with partial
+// rotary (dst[i0 + 1] = src[i0 + 1] at i0 = ne0 - 1): into padding, a guard, or the next row,
+// which the kernel then overwrites.
+// "zeroes-past-the-horizon": right, but writes zeros for every RoPE pair whose bound no
+// longer constrains it (fp32-angle far out), which the error bound alone lets pass.
+// "writes-negative-zeros": right, but writes -0 for every +0 of a sinusoid or Transformer-XL
+// table (computed values: a conforming kernel).
 std::unique_ptr<TensorBackend> make_broken_backend(const std::string& bug);
 
 }  // namespace peconform::harness

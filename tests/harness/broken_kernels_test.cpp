@@ -115,6 +115,51 @@ TEST(BrokenKernelHeads, AKernelThatRotatesOnlyTheFirst32HeadsIsCaught) {
   }
 }
 
+// A campaign over run_campaign's smoke profile of `spec`, on `backend`, saving nothing.
+CampaignResult smoke_campaign(const std::string& spec, const TensorBackend& backend, const ScratchDir& scratch) {
+  CampaignOptions o;
+  o.profile = profile_named("smoke");
+  o.seed = 7;
+  o.cases = 12;
+  o.filters.spec = Spec::parse(spec);
+  o.regressions = scratch.path();
+  o.run_properties = false;
+  const std::atomic<bool> stop{false};
+  return run_campaign(o, backend, {}, stop);
+}
+
+TEST(BrokenKernelGuards, ACopyPastEachRowIsCaughtAndTheShrunkCasePassesTheCpuKernels) {
+  // ggml's odd-d pass-through loop: the input's sentinel lands in the output's padding or guard.
+  const ScratchDir scratch;
+  const CampaignResult found =
+      smoke_campaign("rope(d=65,base=10000,layout=half,rot=64,dtype=fp32)", *make_broken_backend("copies-past-each-row"), scratch);
+  ASSERT_FALSE(found.failures.empty());
+  const std::atomic<bool> stop{false};
+  for (const FailureRecord& failure : found.failures) {
+    EXPECT_EQ(failure.first.kind, "out-of-bounds") << failure.case_text;
+    EXPECT_NE(failure.first.actual.find("sentinel of input"), std::string::npos) << failure.first.actual;
+    CampaignOptions replay;
+    replay.profile = profile_named("smoke");
+    replay.seed = 7;
+    replay.replay = failure.case_text;
+    replay.regressions = scratch.path();
+    replay.run_properties = false;
+    EXPECT_TRUE(run_campaign(replay, *make_backend("cpu"), {}, stop).conformant()) << failure.case_text;
+  }
+}
+
+TEST(BrokenKernelZeros, NegativeZerosForComputedZerosPassACampaign) {
+  // Every +0 of a sinusoid table written as -0: the odd-d spare column included, a number.
+  const ScratchDir scratch;
+  const CampaignResult result =
+      smoke_campaign("sinusoidal(d=33,base=10000,layout=half,dtype=fp32)", *make_broken_backend("writes-negative-zeros"), scratch);
+  EXPECT_TRUE(result.conformant()) << (result.failures.empty() ? "" : result.failures.front().first.kind + " " +
+                                                                         result.failures.front().case_text);
+  std::uint64_t cases = 0;
+  for (const auto& [key, stats] : result.cells) cases += stats.cases;
+  EXPECT_GE(cases, 12u);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Campaign, BrokenKernel,
     testing::Values(BrokenCase{"fp32-angle-as-exact", "rope(d=64,base=10000,layout=half,dtype=fp32)"},
@@ -122,7 +167,8 @@ INSTANTIATE_TEST_SUITE_P(
                     BrokenCase{"regrouped-written-interleaved",
                                "rope(d=192,base=10000,layout=interleaved-to-half,rot=64,rot_at=last,dtype=bf16)"},
                     BrokenCase{"position-off-by-one", "rope(d=96,base=500000,layout=half,dtype=fp16)"},
-                    BrokenCase{"last-element-unwritten", "rope(d=72,base=10000,layout=half,dtype=fp32)"}),
+                    BrokenCase{"last-element-unwritten", "rope(d=72,base=10000,layout=half,dtype=fp32)"},
+                    BrokenCase{"zeroes-past-the-horizon", "rope(d=64,base=10000,layout=half,dtype=fp32,precision=fp32-angle)"}),
     [](const testing::TestParamInfo<BrokenCase>& info) {
       std::string name = info.param.bug;
       for (char& c : name)

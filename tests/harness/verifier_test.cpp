@@ -1,11 +1,14 @@
 // The verifier passes what the CPU kernels write and rejects each way an output can be wrong:
-// a numeric error past the bound, NaN, an unwritten element, a write into padding or a guard,
-// a wrong index; and it counts elements whose bound constrains nothing apart, never as passes.
+// a numeric error past the bound, NaN, an unwritten element, a write into padding or a guard
+// (even of another buffer's sentinel), a wrong index, a pair whose norm breaks past the horizon;
+// and it counts elements whose bound constrains nothing apart, never as passes.
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cmath>
+#include <fmt/format.h>
 
+#include "broken_backends.hpp"
 #include "harness/case_description.hpp"
 #include "harness/tensor_backend.hpp"
 #include "harness/verifier.hpp"
@@ -63,7 +66,7 @@ TEST(Verifier, ClassifiesNanUnwrittenAndOutOfBounds) {
   EXPECT_EQ(verify_call(nan_call).first_failure->kind, "nan");
 
   KernelCall unwritten = ran(kRope);
-  unwritten.outputs[0].set_bits(unwritten.outputs[0].offset_of(1, 49, 3, 63), sentinel_bits(ElementType::fp32));
+  unwritten.outputs[0].set_bits(unwritten.outputs[0].offset_of(1, 49, 3, 63), unwritten.outputs[0].sentinels.unwritten);
   EXPECT_EQ(verify_call(unwritten).first_failure->kind, "unwritten");
 
   KernelCall padding = ran(kRope);  // pad=2: two spare elements after every row
@@ -125,7 +128,7 @@ TEST(Verifier, StillRejectsUnwrittenAndNanWhereTheBoundReachesTheScale) {
   // Found by an audit: unconstrained elements skipped every check.
   const std::string text = "rope(d=16,base=10000,layout=half,dtype=fp32,precision=fp32-angle) | seq=4 offset=2147483600 seed=1";
   KernelCall unwritten = ran(text);
-  unwritten.outputs[0].set_bits(unwritten.outputs[0].offset_of(0, 3, 0, 0), sentinel_bits(ElementType::fp32));
+  unwritten.outputs[0].set_bits(unwritten.outputs[0].offset_of(0, 3, 0, 0), unwritten.outputs[0].sentinels.unwritten);
   EXPECT_EQ(verify_call(unwritten).first_failure->kind, "unwritten");
   KernelCall nan = ran(text);
   nan.outputs[0].set_bits(nan.outputs[0].offset_of(0, 3, 0, 0), 0x7fc00000u);
@@ -161,6 +164,128 @@ TEST(Verifier, CountsUnconstrainedElementsApart) {
   EXPECT_FALSE(verdict.failed());
   EXPECT_GT(verdict.stats.unconstrained_elements, 0u);
   EXPECT_EQ(verdict.stats.elements, verdict.stats.bounded_elements + verdict.stats.unconstrained_elements);
+}
+
+KernelCall ran_on(const std::string& text, const std::string& bug) {
+  KernelCall call = materialize(CaseDescription::parse(text));
+  make_broken_backend(bug)->run(call);
+  return call;
+}
+
+TEST(Verifier, CatchesACopyOfTheInputsSentinelPastEachRow) {
+  // ggml's pass-through loop for odd d with partial rotary writes dst[i0 + 1] = src[i0 + 1] at
+  // i0 = ne0 - 1: the input's padding into the output's, the input's guard into the output's.
+  // With one sentinel for every buffer, memory did not change and the write was invisible.
+  for (const char* text :
+       {"rope(d=65,base=10000,layout=half,rot=64,dtype=fp32) | batch=1 seq=6 heads=2 order=bshd pad=1 place=out seed=4",
+        "rope(d=65,base=10000,layout=half,rot=64,dtype=bf16) | batch=1 seq=6 heads=2 kv_heads=1 order=bshd pad=0 place=out seed=4",
+        "rope(d=9,base=10000,layout=interleaved,rot=8,dtype=fp16) | batch=2 seq=3 heads=1 order=bhsd pad=3 place=out seed=4"}) {
+    EXPECT_FALSE(verify_call(ran(text)).failed()) << text;
+    const CaseVerdict verdict = verify_call(ran_on(text, "copies-past-each-row"));
+    ASSERT_TRUE(verdict.failed()) << text;
+    EXPECT_EQ(verdict.first_failure->kind, "out-of-bounds") << text;
+    EXPECT_NE(verdict.first_failure->actual.find("sentinel of input"), std::string::npos) << verdict.first_failure->actual;
+  }
+}
+
+TEST(Verifier, ANanPairMustNotComeOutAsAnotherBuffersSentinel) {
+  // A NaN matches any NaN but a sentinel: a kernel that read past its input and negated what
+  // it found (rotate_half's -x) writes a NaN that came from a guard, not from the input.
+  const std::string text =
+      "rope(d=32,base=10000,layout=interleaved,dtype=fp32) | batch=1 seq=64 heads=2 inputs=bit-patterns seed=11";
+  KernelCall call = ran(text);
+  const Buffer& in = call.inputs[0];
+  for (std::int64_t s = 0; s < 64; ++s)
+    for (std::int64_t e = 0; e < 32; ++e)
+      if (std::isnan(in.value(in.offset_of(0, s, 0, e)))) {
+        call.outputs[0].set_bits(call.outputs[0].offset_of(0, s, 0, e), in.sentinels.guard | 0x80000000u);
+        const CaseVerdict verdict = verify_call(call);
+        ASSERT_TRUE(verdict.failed());
+        EXPECT_EQ(verdict.first_failure->kind, "out-of-bounds");
+        EXPECT_NE(verdict.first_failure->actual.find("the guard sentinel of input q"), std::string::npos)
+            << verdict.first_failure->actual;
+        return;
+      }
+  FAIL() << "the bit-pattern draw held no NaN; pick another seed";
+}
+
+const std::string kFarOut = "rope(d=16,base=10000,layout=half,dtype=fp32,precision=fp32-angle) | seq=4 offset=2147483600 seed=1";
+
+TEST(Verifier, HoldsTheNormOfPairsPastTheHorizon) {
+  // Past the horizon the bound reaches A r and the angle is free, but cos^2 + sin^2 = 1 is not:
+  // zeros (or anything off the circle) fail as `norm`, where they used to pass unconstrained.
+  const CaseVerdict correct = verify_call(ran(kFarOut));
+  EXPECT_FALSE(correct.failed());
+  EXPECT_GT(correct.stats.norm_checked_pairs, 0u);
+  EXPECT_LE(correct.stats.norm_checked_pairs * 2, correct.stats.unconstrained_elements);
+
+  KernelCall zeroed = ran(kFarOut);
+  Buffer& out = zeroed.outputs[0];
+  for (const std::int64_t e : {0, 8}) out.set_bits(out.offset_of(0, 3, 0, e), 0);  // pair 0 (theta = 1) at 2^31 - 45
+  const CaseVerdict verdict = verify_call(zeroed);
+  ASSERT_TRUE(verdict.failed());
+  EXPECT_EQ(verdict.failing_elements, 2u);
+  EXPECT_EQ(verdict.first_failure->kind, "norm");
+  EXPECT_EQ(verdict.first_failure->at, (std::array<std::int64_t, 4>{0, 3, 0, 0}));
+  EXPECT_NE(verdict.first_failure->input.find("y[8]="), std::string::npos) << verdict.first_failure->input;
+  EXPECT_GT(verdict.first_failure->ratio, 1e5);
+
+  // The pair rotated by a wrong angle keeps its norm: past the horizon it still passes.
+  KernelCall turned = ran(kFarOut);
+  Buffer& y = turned.outputs[0];
+  const std::int64_t a = y.offset_of(0, 3, 0, 0), b = y.offset_of(0, 3, 0, 8);
+  const std::uint64_t ya = y.bits(a);
+  y.set_bits(a, y.bits(b) ^ 0x80000000u);  // a quarter turn: (y_a, y_b) -> (-y_b, y_a)
+  y.set_bits(b, ya);
+  EXPECT_FALSE(verify_call(turned).failed());
+}
+
+TEST(Verifier, TheNormCheckPassesTheCpuKernelsUnderEveryRecipeToTheLastPosition) {
+  // The check must be sound: our kernels under every fp32-angle recipe, every dtype, positions
+  // to 2^31 - 1 (scattered ids reach the limit), both input kinds.
+  std::uint64_t checked = 0;
+  for (const char* theta : {"exact", "hf", "meta", "ggml"})
+    for (const char* dtype : {"fp64", "fp32", "fp16", "bf16"})
+      for (const char* inputs : {"activations", "bit-patterns"}) {
+        const std::string text =
+            fmt::format("rope(d=128,base=500000,layout=half,dtype={},precision=fp32-angle,theta={}) | batch=2 seq=48 heads=2 "
+                        "positions=scattered inputs={} seed=9",
+                        dtype, theta, inputs);
+        const CaseVerdict verdict = verify_call(ran(text));
+        EXPECT_FALSE(verdict.failed()) << text << ": " << (verdict.first_failure ? verdict.first_failure->kind + " " +
+                                                                                      verdict.first_failure->actual + " vs " +
+                                                                                      verdict.first_failure->reference
+                                                                                : "");
+        checked += verdict.stats.norm_checked_pairs;
+      }
+  EXPECT_GT(checked, 1000u);
+}
+
+TEST(Verifier, AComputedZeroIsANumberButACopyKeepsItsBits) {
+  // The spare column of an odd-d half sinusoid is computed: -0 is 0. A pass-through dim is a
+  // copy: -0 for +0 is a different element.
+  const std::string sinusoid = "sinusoidal(d=33,base=10000,layout=half,dtype=fp16) | seq=40 pad=1 offset=100 seed=3";
+  KernelCall table = ran(sinusoid);
+  Buffer& out = table.outputs[0];
+  for (std::int64_t row = 0; row < 40; ++row) {
+    ASSERT_EQ(out.bits(out.offset_of(0, row, 0, 32)), 0u);
+    out.set_bits(out.offset_of(0, row, 0, 32), 0x8000u);
+  }
+  const CaseVerdict negative_zeros = verify_call(table);
+  EXPECT_FALSE(negative_zeros.failed()) << (negative_zeros.first_failure ? negative_zeros.first_failure->kind : "");
+
+  KernelCall rope = ran("rope(d=9,base=10000,layout=half,rot=8,dtype=fp32) | batch=1 seq=64 heads=4 inputs=bit-patterns seed=2");
+  const Buffer& in = rope.inputs[0];
+  for (std::int64_t s = 0; s < 64; ++s)
+    for (std::int64_t h = 0; h < 4; ++h)
+      if (in.bits(in.offset_of(0, s, h, 8)) == 0) {
+        rope.outputs[0].set_bits(rope.outputs[0].offset_of(0, s, h, 8), 0x80000000u);
+        const CaseVerdict verdict = verify_call(rope);
+        ASSERT_TRUE(verdict.failed());
+        EXPECT_EQ(verdict.first_failure->kind, "mismatch");
+        return;
+      }
+  FAIL() << "the bit-pattern draw held no +0 in the pass-through dim; pick another seed";
 }
 
 }  // namespace

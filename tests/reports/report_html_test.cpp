@@ -46,6 +46,12 @@ TEST(ReportHtml, MarksAFlakyFailure) {
   EXPECT_NE(html.find("<tr><th>shrinking</th><td><code>flaky: replay 2 of 5 of the smaller case "), std::string::npos);
 }
 
+TEST(ReportHtml, TheMatrixCountsThePairsWhoseNormWasCheckedPastTheHorizon) {
+  const std::string html = report_html(sample_result());
+  EXPECT_NE(html.find("<th>Norm-checked pairs</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"n\">2^22.4</td><td class=\"n\">4800</td>"), std::string::npos);
+}
+
 TEST(ReportHtml, PlotsEachFamilyWithBoundedElements) {
   const std::string html = report_html(sample_result());
   // rope, sinusoidal and alibi have a position plot and a histogram; t5 compares bit for bit.

@@ -82,6 +82,9 @@ TEST(ReportJson, RoundTripsThroughFromJson) {
   EXPECT_EQ(json.at("failures").at(1).at("first_failure").at("ratio"), "inf");
   EXPECT_EQ(json.at("failures").at(0).at("flaky"), false);
   EXPECT_EQ(json.at("failures").at(1).at("flaky"), true);
+  std::uint64_t norm_checked = 0;
+  for (const nlohmann::json& cell : json.at("cells")) norm_checked += cell.at("norm_checked_pairs").get<std::uint64_t>();
+  EXPECT_EQ(norm_checked, 4800u);
 }
 
 }  // namespace

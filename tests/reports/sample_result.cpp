@@ -50,6 +50,7 @@ harness::CampaignResult sample_result() {
   failing.failed_elements = 5;
   failing.unconstrained_elements = 9600;
   failing.unconstrained_horizon = 0x1.5p22;
+  failing.norm_checked_pairs = 4800;
   failing.elements += 9600;
   failing.escalations = 12;
   r.cells[{"cpu", "rope", "float32", "fp32-angle"}] = failing;
