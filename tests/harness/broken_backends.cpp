@@ -100,7 +100,7 @@ class BrokenBackend final : public TensorBackend {
     if (bug_ == "writes-its-input") call.inputs.front().set_bits(call.inputs.front().origin, 0);
     if (bug_ == "racy-one-token" && (call.seq > 1 || ++one_token_calls_ % 2 == 0)) {
       Buffer& out = call.outputs.back();
-      out.set_bits(out.offset_of(0, 0, 0, 0), sentinel_bits(out.type));
+      out.set_bits(out.offset_of(0, 0, 0, 0), out.sentinels.unwritten);
     }
     if (bug_ == "last-element-unwritten") {
       Buffer& out = call.outputs.back();
