@@ -179,7 +179,10 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
     if (has_precision(cell.family)) c.spec.precision = cell.precision;
     // fp32-angle kernels form theta (or ALiBi's slopes) as one of their family's recipes (README,
     // `theta`, `slopes`); each is drawn alike where the spec allows one.
+    // The drawn spec may carry a recipe for a class the cell then replaced: start from exact.
     const std::uint64_t recipe = counter_hash(campaign_seed, kThetaRecipe, index);
+    c.spec.theta = ThetaRecipe::exact;
+    c.spec.slopes = SlopeRecipe::exact;
     if (c.spec.precision == PrecisionClass::fp32_angle) {
       const bool table = cell.family == Family::sinusoidal || cell.family == Family::xl;
       if (is_rotary(cell.family) && (c.spec.scaling.kind == PlanKind::none || c.spec.scaling.kind == PlanKind::linear))

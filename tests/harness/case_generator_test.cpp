@@ -65,6 +65,20 @@ TEST(CaseGenerator, EveryFamilyFilterOnTheDeepProfileDrawsCasesItsFamilyTakes) {
   }
 }
 
+TEST(CaseGenerator, EveryCaseStringOfTheCiProfileReplays) {
+  // A drawn spec's recipe (theta=, slopes=) must not outlive the class the cell puts in its place:
+  // `alibi(...,slopes=bloom)` under exact-angle was drawn and could not be replayed.
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, {});
+  const Profile ci = profile_named("ci");
+  for (std::uint64_t k = 0; k < ci.cases; ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, {}, ci, capabilities);
+    CaseDescription replayed;
+    ASSERT_NO_THROW(replayed = CaseDescription::parse(c.text())) << "case " << k << ": " << c.text();
+    EXPECT_EQ(replayed.text(), c.text());
+  }
+}
+
 TEST(CaseGenerator, ADtypeFilterIsKeptByTheHugeCall) {
   const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
   const Profile deep = profile_named("deep");
