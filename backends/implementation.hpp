@@ -1,7 +1,8 @@
 #pragma once
-// The one interface every implementation under test presents: the two reference tiers now, our
-// CPU and CUDA kernels, plugins and tensor files later. Properties and the harness are written
-// once against it, and each implementation states its own error bound (its precision class).
+// The interface every implementation under test presents one point at a time (whole calls go
+// through tensor_backend.hpp): the two reference tiers now, our CPU and CUDA kernels, plugins
+// and tensor files later. Properties and the harness are written once against it, and each
+// implementation states its own error bound (its precision class).
 #include <cstdint>
 #include <memory>
 #include <span>

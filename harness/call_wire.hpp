@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/kernel_call.hpp"
+#include "backends/kernel_call.hpp"
 
 namespace peconform::harness {
 

@@ -11,10 +11,10 @@
 #include <optional>
 #include <string>
 
+#include "backends/tensor_backend.hpp"
 #include "harness/campaign_result.hpp"
 #include "harness/case_generator.hpp"
 #include "harness/profile.hpp"
-#include "harness/tensor_backend.hpp"
 
 namespace peconform::harness {
 

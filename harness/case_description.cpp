@@ -84,10 +84,6 @@ Selection parse_selection(std::string_view text) {
 
 }  // namespace
 
-bool is_rotary(Family family) {
-  return family == Family::rope || family == Family::xpos || family == Family::mrope || family == Family::rope2d;
-}
-
 int row_dims(const CaseDescription& description) {
   switch (description.spec.family) {
     case Family::alibi:

@@ -65,7 +65,6 @@ struct CaseDescription {
   friend bool operator==(const CaseDescription&, const CaseDescription&) = default;
 };
 
-bool is_rotary(Family family);
 // The dims of one row of the call's output: d, or 1 for the index families and ALiBi biases.
 int row_dims(const CaseDescription& description);
 

@@ -8,10 +8,10 @@
 #include <optional>
 #include <vector>
 
+#include "backends/tensor_backend.hpp"
 #include "harness/campaign_result.hpp"
 #include "harness/case_description.hpp"
 #include "harness/profile.hpp"
-#include "harness/tensor_backend.hpp"
 
 namespace peconform::harness {
 

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <exception>
 
+#include "harness/case_call.hpp"
+
 namespace peconform::harness {
 
 CaseOutcome run_case(const CaseDescription& description, const TensorBackend& backend) {

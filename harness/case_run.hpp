@@ -2,8 +2,8 @@
 // One case, start to finish: drawn, run on the backend, verified, timed.
 #include <string>
 
+#include "backends/tensor_backend.hpp"
 #include "harness/case_description.hpp"
-#include "harness/tensor_backend.hpp"
 #include "harness/verifier.hpp"
 
 namespace peconform::harness {

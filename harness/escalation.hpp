@@ -6,7 +6,7 @@
 #include <span>
 
 #include "backends/implementation.hpp"
-#include "harness/kernel_call.hpp"
+#include "backends/kernel_call.hpp"
 #include "reference/reference.hpp"
 
 namespace peconform::harness {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/tensor_backend.hpp"
+#include "backends/tensor_backend.hpp"
 
 namespace peconform::harness {
 

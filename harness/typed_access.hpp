@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "backends/cpu/storage.hpp"
-#include "harness/kernel_call.hpp"
+#include "backends/kernel_call.hpp"
 
 namespace peconform::harness {
 

@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "backends/kernel_call.hpp"
 #include "harness/campaign_result.hpp"
-#include "harness/kernel_call.hpp"
 
 namespace peconform::harness {
 

@@ -571,4 +571,8 @@ bool is_relative(Family family) {
   return family == Family::alibi || family == Family::t5 || family == Family::shaw || family == Family::xl;
 }
 
+bool is_rotary(Family family) {
+  return family == Family::rope || family == Family::xpos || family == Family::mrope || family == Family::rope2d;
+}
+
 }  // namespace peconform

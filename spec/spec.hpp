@@ -114,5 +114,7 @@ Dtype dtype_named(std::string_view text, std::string_view what);
 PrecisionClass precision_named(std::string_view text, std::string_view what);
 // Families whose query point is a pair (i:j) of query and key positions rather than a position.
 bool is_relative(Family family);
+// Families that rotate their input (rope, xpos, mrope, rope2d).
+bool is_rotary(Family family);
 
 }  // namespace peconform

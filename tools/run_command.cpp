@@ -8,6 +8,7 @@
 #include <fstream>
 #include <omp.h>
 
+#include "backends/backend_registry.hpp"
 #include "harness/campaign.hpp"
 #include "harness/isolated_backend.hpp"
 #include "reports/campaign_reports.hpp"
@@ -119,7 +120,7 @@ std::string filters_text(const RunOptions& o) {
 
 void run(const RunOptions& o) {
   std::signal(SIGINT, on_interrupt);  // first, so that an early Ctrl-C still ends the run cleanly
-  std::unique_ptr<harness::TensorBackend> backend = harness::make_backend(o.backend);
+  std::unique_ptr<TensorBackend> backend = make_backend(o.backend);
   if (o.isolate)
     backend = harness::make_isolated_backend(std::move(backend), {"/proc/self/exe", "worker", "--backend", o.backend},
                                              o.case_timeout);

@@ -1,6 +1,6 @@
 // The fp16 storage type (backends/cpu/storage.hpp: _Float16, or __fp16 under clang 14) against
 // MPFR's correctly rounded binary16. Kernels store float into it and the harness stores double
-// into it (harness/kernel_call.cpp), so both conversions must round once: a conversion that went
+// into it (backends/kernel_call.cpp), so both conversions must round once: a conversion that went
 // double -> float -> binary16 would round twice and miss values a hair off a binary16 midpoint.
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <stdexcept>
 
+#include "backends/backend_registry.hpp"
 #include "precision/error_model.hpp"
 #include "reference/rotary.hpp"
 

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/tensor_backend.hpp"
+#include "backends/tensor_backend.hpp"
 
 namespace peconform::harness {
 

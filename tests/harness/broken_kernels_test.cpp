@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "backends/backend_registry.hpp"
 #include "broken_backends.hpp"
 #include "harness/campaign.hpp"
 #include "harness/case_run.hpp"

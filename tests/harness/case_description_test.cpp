@@ -1,8 +1,8 @@
 // The case text round-trips, names every bad value, and draws the same data every time.
 #include <gtest/gtest.h>
 
+#include "harness/case_call.hpp"
 #include "harness/case_description.hpp"
-#include "harness/kernel_call.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::harness {

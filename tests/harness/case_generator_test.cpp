@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "backends/backend_registry.hpp"
 #include "harness/case_generator.hpp"
 #include "properties/generators.hpp"
 
@@ -19,7 +20,7 @@ std::int64_t elements(const CaseDescription& c) {
   return c.batch * c.seq * (c.heads + c.kv_heads) * std::int64_t{c.spec.d};
 }
 
-// The positions a case reaches, as materialize checks them (harness/kernel_call.cpp).
+// The positions a case reaches, as materialize checks them (harness/case_call.cpp).
 void expect_positions_within_the_limit(const CaseDescription& c) {
   const std::int64_t limit = position_limit(c.spec);
   const Family family = c.spec.family;

@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "backends/backend_registry.hpp"
 #include "harness/case_description.hpp"
 #include "harness/case_run.hpp"
-#include "harness/tensor_backend.hpp"
 
 namespace peconform::harness {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <tuple>
 
+#include "backends/backend_registry.hpp"
+#include "harness/case_call.hpp"
 #include "harness/case_description.hpp"
-#include "harness/kernel_call.hpp"
-#include "harness/tensor_backend.hpp"
 #include "harness/verifier.hpp"
 #include "spec/spec_error.hpp"
 

@@ -8,9 +8,10 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "backends/backend_registry.hpp"
 #include "broken_backends.hpp"
+#include "harness/case_call.hpp"
 #include "harness/case_description.hpp"
-#include "harness/tensor_backend.hpp"
 #include "harness/verifier.hpp"
 
 namespace peconform::harness {

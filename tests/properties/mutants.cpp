@@ -20,9 +20,6 @@
 namespace peconform {
 namespace {
 
-bool is_rotary(Family family) {
-  return family == Family::rope || family == Family::xpos || family == Family::mrope || family == Family::rope2d;
-}
 bool is_sinusoid(Family family) { return family == Family::sinusoidal || family == Family::xl; }
 
 Wide round_to_bf16(const Wide& value) {

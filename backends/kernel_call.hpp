@@ -14,9 +14,8 @@
 #include <vector>
 
 #include "backends/implementation.hpp"
-#include "harness/case_description.hpp"
 
-namespace peconform::harness {
+namespace peconform {
 
 // What an element of a buffer holds: a float dtype, or an int32 index (T5 and Shaw outputs).
 enum class ElementType { fp64, fp32, fp16, bf16, int32 };
@@ -120,8 +119,4 @@ std::string_view sentinel_kind(ElementType type, std::uint64_t bits);
 // included) and the ids. A kernel that writes into them changes it.
 std::uint64_t input_fingerprint(const KernelCall& call);
 
-// The call `description` names, with its buffers drawn from its seed. Throws SpecError for a
-// description the family cannot take (a position past the family's limit, say).
-KernelCall materialize(const CaseDescription& description);
-
-}  // namespace peconform::harness
+}  // namespace peconform

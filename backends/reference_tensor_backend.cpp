@@ -1,7 +1,7 @@
-#include "harness/reference_tensor_backend.hpp"
+#include "backends/reference_tensor_backend.hpp"
 
 
-namespace peconform::harness {
+namespace peconform {
 namespace {
 
 // `value` rounded to the buffer's type (through double: a second rounding no dtype's bound notices).
@@ -71,4 +71,4 @@ std::unique_ptr<TensorBackend> make_reference_tensor_backend(std::string name, c
   return std::make_unique<ReferenceTensorBackend>(std::move(name), tier, largest_call_elements);
 }
 
-}  // namespace peconform::harness
+}  // namespace peconform

@@ -1,13 +1,14 @@
-// The backends `--backend` names. Plugins, Python and GPU backends register here as they land.
+#include "backends/backend_registry.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/cpu/cpu_tensor_backend.hpp"
+#include "backends/reference_tensor_backend.hpp"
 #include "backends/reference_tiers.hpp"
-#include "harness/cpu_tensor_backend.hpp"
-#include "harness/reference_tensor_backend.hpp"
 #include "spec/spec_error.hpp"
 
-namespace peconform::harness {
+namespace peconform {
 
 const std::vector<std::string>& backend_names() {
   static const std::vector<std::string> names{"cpu", "fast", "exact"};
@@ -17,10 +18,10 @@ const std::vector<std::string>& backend_names() {
 std::unique_ptr<TensorBackend> make_backend(std::string_view name) {
   // The tiers' call sizes keep one call near a second: binary128 costs about a microsecond
   // per element, MPFR about twenty.
-  if (name == "cpu") return make_cpu_tensor_backend();
+  if (name == "cpu") return cpu::make_cpu_tensor_backend();
   if (name == "fast") return make_reference_tensor_backend("fast", fast_tier(), std::int64_t{1} << 15);
   if (name == "exact") return make_reference_tensor_backend("exact", exact_tier(), std::int64_t{1} << 11);
   throw SpecError(fmt::format("unknown backend '{}'; expected one of {}", name, fmt::join(backend_names(), ", ")));
 }
 
-}  // namespace peconform::harness
+}  // namespace peconform

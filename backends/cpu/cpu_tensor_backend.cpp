@@ -1,19 +1,19 @@
-#include "harness/cpu_tensor_backend.hpp"
+#include "backends/cpu/cpu_tensor_backend.hpp"
 
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/index_kernels.hpp"
 #include "backends/cpu/rotary_kernels.hpp"
 #include "backends/cpu/table_kernels.hpp"
 
-namespace peconform::harness {
+namespace peconform::cpu {
 namespace {
 
-template <class T> cpu::Tensor4<T> view(Buffer& buffer) { return {static_cast<T*>(buffer.data()), buffer.shape, buffer.stride}; }
-template <class T> cpu::Tensor4<const T> const_view(const Buffer& buffer) {
+template <class T> Tensor4<T> view(Buffer& buffer) { return {static_cast<T*>(buffer.data()), buffer.shape, buffer.stride}; }
+template <class T> Tensor4<const T> const_view(const Buffer& buffer) {
   return {static_cast<const T*>(buffer.data()), buffer.shape, buffer.stride};
 }
 
-cpu::PositionIds ids_of(const KernelCall& call) {
+PositionIds ids_of(const KernelCall& call) {
   const void* data = call.ids64 ? static_cast<const void*>(call.ids64_data.data()) : call.ids32_data.data();
   return {data, call.ids64, call.axes, {call.batch * call.seq, call.seq, 1}, call.id_offset};
 }
@@ -25,28 +25,28 @@ template <class T> void run_in(KernelCall& call) {
     case Family::xpos:
     case Family::mrope:
     case Family::rope2d: {
-      const cpu::RotaryPlan plan = cpu::make_rotary_plan(spec, call.sequence_length);
-      std::vector<cpu::RotaryOperand<T>> operands;
+      const RotaryPlan plan = make_rotary_plan(spec, call.sequence_length);
+      std::vector<RotaryOperand<T>> operands;
       for (std::size_t i = 0; i < call.outputs.size(); ++i) {
         Buffer& source = call.in_place ? call.outputs[i] : call.inputs[i];
         operands.push_back({const_view<T>(source), view<T>(call.outputs[i])});
       }
-      cpu::apply_rotary<T>(plan, operands, ids_of(call));
+      apply_rotary<T>(plan, operands, ids_of(call));
       break;
     }
     case Family::sinusoidal:
     case Family::xl: {
       Buffer& out = call.outputs[0];
-      cpu::sinusoid_rows<T>(cpu::make_sinusoid_plan(spec), call.first, call.rows, static_cast<T*>(out.data()), out.stride[1]);
+      sinusoid_rows<T>(make_sinusoid_plan(spec), call.first, call.rows, static_cast<T*>(out.data()), out.stride[1]);
       break;
     }
     case Family::alibi:
-      cpu::alibi_bias<T>(cpu::make_alibi_plan(spec), call.first, call.rows, call.key_first, call.keys,
-                         static_cast<T*>(call.outputs[0].data()));
+      alibi_bias<T>(make_alibi_plan(spec), call.first, call.rows, call.key_first, call.keys,
+                    static_cast<T*>(call.outputs[0].data()));
       break;
     case Family::learned:
-      cpu::gather_rows<T>(static_cast<const T*>(call.inputs[0].data()), spec.rows, spec.d, ids_of(call), call.batch,
-                          call.seq, static_cast<T*>(call.outputs[0].data()));
+      gather_rows<T>(static_cast<const T*>(call.inputs[0].data()), spec.rows, spec.d, ids_of(call), call.batch, call.seq,
+                     static_cast<T*>(call.outputs[0].data()));
       break;
     case Family::t5:
     case Family::shaw: break;
@@ -67,11 +67,11 @@ class CpuTensorBackend final : public TensorBackend {
     const Spec& spec = call.spec;
     auto* out = static_cast<std::int32_t*>(call.outputs.empty() ? nullptr : call.outputs[0].data());
     if (spec.family == Family::t5)
-      cpu::t5_buckets(cpu::make_t5_plan(spec), call.first, call.rows, call.key_first, call.keys, out);
+      t5_buckets(make_t5_plan(spec), call.first, call.rows, call.key_first, call.keys, out);
     else if (spec.family == Family::shaw)
-      cpu::shaw_indices(spec, call.first, call.rows, call.key_first, call.keys, out);
+      shaw_indices(spec, call.first, call.rows, call.key_first, call.keys, out);
     else
-      cpu::with_storage_type(spec.dtype, [&](auto tag) { run_in<decltype(tag)>(call); });
+      with_storage_type(spec.dtype, [&](auto tag) { run_in<decltype(tag)>(call); });
   }
   const Implementation* points() const override { return &cpu_backend(); }
 };
@@ -80,4 +80,4 @@ class CpuTensorBackend final : public TensorBackend {
 
 std::unique_ptr<TensorBackend> make_cpu_tensor_backend() { return std::make_unique<CpuTensorBackend>(); }
 
-}  // namespace peconform::harness
+}  // namespace peconform::cpu

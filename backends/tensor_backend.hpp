@@ -1,20 +1,20 @@
 #pragma once
 // The interface the campaign holds a backend to: whole kernel calls on strided tensors, the way
-// a model calls them, rather than one point at a time. Our CPU kernels and the two reference
-// tiers implement it here; plugins (C ABI), Python callables and GPU backends (OpenCL, CUDA)
-// implement the same interface. A call is plain data (kernel_call.hpp): a backend copies it to
-// wherever its kernel runs (a device, a child process) and copies the outputs back.
+// a model calls them, rather than one point at a time (implementation.hpp). Our CPU kernels
+// (cpu/cpu_tensor_backend.hpp) and the two reference tiers (reference_tensor_backend.hpp)
+// implement it; plugins (C ABI), Python callables and GPU backends (OpenCL, CUDA) implement the
+// same interface, each in its own folder beside its kernels. A call is plain data
+// (kernel_call.hpp): a backend copies it to wherever its kernel runs (a device, a child
+// process) and copies the outputs back.
 #include <cstdint>
-#include <memory>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "backends/implementation.hpp"
-#include "harness/kernel_call.hpp"
+#include "backends/kernel_call.hpp"
 
-namespace peconform::harness {
+namespace peconform {
 
 // What a backend throws when its kernel crashed or hung (an isolated backend's child died or
 // ran out of time), as opposed to refusing the call (SpecError): the campaign reports a failure
@@ -51,8 +51,4 @@ class TensorBackend {
   virtual const Implementation* points() const { return nullptr; }
 };
 
-// cpu, fast or exact; throws SpecError naming the unknown name and the known ones.
-std::unique_ptr<TensorBackend> make_backend(std::string_view name);
-const std::vector<std::string>& backend_names();
-
-}  // namespace peconform::harness
+}  // namespace peconform

@@ -5,12 +5,12 @@
 // MPFR per element), so they declare small calls.
 #include <memory>
 
-#include "harness/tensor_backend.hpp"
+#include "backends/tensor_backend.hpp"
 
-namespace peconform::harness {
+namespace peconform {
 
 // `name` is what --backend calls it (fast, exact).
 std::unique_ptr<TensorBackend> make_reference_tensor_backend(std::string name, const Implementation& tier,
                                                              std::int64_t largest_call_elements);
 
-}  // namespace peconform::harness
+}  // namespace peconform
