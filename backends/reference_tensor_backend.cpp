@@ -15,11 +15,13 @@ class ReferenceTensorBackend final : public TensorBackend {
       : name_(std::move(name)), tier_(tier), largest_(largest) {}
   std::string name() const override { return name_; }
   BackendCapabilities capabilities() const override {
-    return {all_families(),
-            {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16},
-            {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache},
-            largest_,
-            true};
+    BackendCapabilities capabilities;
+    capabilities.families = all_families();
+    capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
+    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    capabilities.largest_call_elements = largest_;
+    capabilities.calling_thread_only = true;
+    return capabilities;
   }
   const Implementation* points() const override { return &tier_; }
 

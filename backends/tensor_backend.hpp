@@ -13,6 +13,7 @@
 
 #include "backends/implementation.hpp"
 #include "backends/kernel_call.hpp"
+#include "spec/spec_pattern.hpp"
 
 namespace peconform {
 
@@ -28,6 +29,14 @@ class KernelFailure : public std::runtime_error {
   std::string kind_;
 };
 
+// The calls a kernel takes; the campaign draws no other (a plugin's PEC_TAKES_* flags).
+struct CallsTaken {
+  bool out_of_place = true, in_place = true;
+  bool ids32 = true, ids64 = true;
+  bool strided = true;      // any axis order and padding; else contiguous [batch, seq, heads, d]
+  bool key_operand = true;  // queries and keys in one call
+};
+
 struct BackendCapabilities {
   std::vector<Family> families;
   std::vector<Dtype> dtypes;
@@ -38,6 +47,10 @@ struct BackendCapabilities {
   // and verifies on the whole OpenMP team; this says the backend relies on that (a Python
   // callable under the GIL), so that a future scheduler keeps it.
   bool calling_thread_only = false;
+  // The specs the backend serves, when it serves fewer than every spec of `families` (a
+  // plugin's kernel): the campaign draws each cell's specs from its pattern.
+  std::vector<SpecPattern> patterns;
+  CallsTaken takes;
 };
 
 class TensorBackend {

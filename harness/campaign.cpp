@@ -12,6 +12,7 @@
 #include "harness/run_identity.hpp"
 #include "harness/shrink.hpp"
 #include "properties/property.hpp"
+#include "spec/spec_error.hpp"
 
 namespace peconform::harness {
 namespace {
@@ -22,15 +23,16 @@ constexpr std::uint64_t kPropertySeedStream = 7;
 
 class Run {
  public:
-  Run(const CampaignOptions& options, const TensorBackend& backend, const CampaignProgress& progress,
+  Run(const CampaignOptions& options, std::span<const TensorBackend* const> kernels, const CampaignProgress& progress,
       const std::atomic<bool>& stop)
-      : options_(options), backend_(backend), progress_(progress), stop_(stop), start_(Clock::now()) {
+      : options_(options), kernels_(kernels.begin(), kernels.end()), progress_(progress), stop_(stop), start_(Clock::now()) {
+    if (kernels_.empty()) throw SpecError("the campaign has no kernel to run");
     RunInfo& i = result_.info;
     i.tool_version = PECONFORM_VERSION;
     i.commit = source_commit();
     i.machine = machine_summary();
     i.compiler = compiler_summary();
-    i.backend = backend.name();
+    i.backend = options.plugin ? "plugin:" + options.plugin->library : kernels_.front()->name();
     i.profile = options.profile.name;
     i.seed = options.seed;
     i.filters = options.filters_text;
@@ -59,33 +61,62 @@ class Run {
       mark_partial("interrupted");
     } else if (options_.time_budget_seconds && seconds() >= *options_.time_budget_seconds) {
       mark_partial(fmt::format("time budget of {} s reached", *options_.time_budget_seconds));
+    } else if (options_.max_failures && result_.failures.size() >= *options_.max_failures) {
+      mark_partial(fmt::format("stopped after {} failing case(s) (--max-failures)", *options_.max_failures));
     }
     return !result_.info.partial;
   }
 
   void replay_regressions() {
-    const std::vector<SavedRegression> saved = load_regressions(options_.regressions, backend_.name());
+    // Every kernel's saved cases, as one list that the shards split.
+    std::vector<std::pair<const TensorBackend*, SavedRegression>> saved;
+    const std::filesystem::path root = options_.plugin ? options_.regressions / options_.plugin->library : options_.regressions;
+    for (const TensorBackend* kernel : kernels_)
+      for (SavedRegression& regression : load_regressions(root, kernel->name())) saved.emplace_back(kernel, std::move(regression));
     for (std::size_t r = 0; r < saved.size(); ++r) {
       if (!mine(r)) continue;
       if (!going_on()) return;
-      const CaseDescription description = CaseDescription::parse(saved[r].case_text);
-      record(description, run_case(description, backend_), 0, false);
+      const CaseDescription description = CaseDescription::parse(saved[r].second.case_text);
+      record(description, run_case(description, *saved[r].first), 0, false, *saved[r].first);
       ++result_.info.regressions_replayed;
       report("regressions", r + 1, saved.size());
     }
   }
 
+  // The case runs on every kernel that serves its spec (one, unless --kernel leaves several).
   void replay_one(const std::string& text) {
     const CaseDescription description = CaseDescription::parse(text);
-    result_.info.cases_planned = 1;
-    record(description, run_case(description, backend_), 0, false);
-    result_.info.cases_run = 1;
-    report("replay", 1, 1);
+    std::vector<const TensorBackend*> serving;
+    for (const TensorBackend* kernel : kernels_) {
+      const std::vector<SpecPattern> patterns = kernel->capabilities().patterns;
+      if (patterns.empty() || std::any_of(patterns.begin(), patterns.end(), [&](const SpecPattern& p) { return p.admits(description.spec); }))
+        serving.push_back(kernel);
+    }
+    if (serving.empty())
+      throw SpecError(fmt::format("no kernel of the campaign serves the replayed case's spec {}", description.spec.canonical()));
+    result_.info.cases_planned = serving.size();
+    for (const TensorBackend* kernel : serving) {
+      record(description, run_case(description, *kernel), 0, false, *kernel);
+      ++result_.info.cases_run;
+      report("replay", result_.info.cases_run, serving.size());
+    }
   }
 
   void random_cases() {
-    const BackendCapabilities capabilities = backend_.capabilities();
-    const std::vector<CaseCell> cells = campaign_cells(capabilities, options_.filters);
+    std::vector<BackendCapabilities> capabilities;
+    std::vector<CaseCell> cells;
+    for (std::size_t k = 0; k < kernels_.size(); ++k) {
+      capabilities.push_back(kernels_[k]->capabilities());
+      try {
+        const std::vector<CaseCell> kernel_cells = campaign_cells(capabilities.back(), options_.filters, k);
+        cells.insert(cells.end(), kernel_cells.begin(), kernel_cells.end());
+      } catch (const SpecError&) {
+        // One kernel of several may have nothing the filters keep; the campaign needs one that does.
+        if (kernels_.size() == 1) throw;
+      }
+    }
+    if (cells.empty())
+      throw SpecError("the filters (--spec, --family, --dtype, --precision) leave no case any of the plugin's kernels serves");
     const std::uint64_t total = options_.cases.value_or(options_.profile.cases);
     for (std::uint64_t k = 0; k < total; ++k)
       if (mine(k)) ++result_.info.cases_planned;
@@ -93,26 +124,29 @@ class Run {
       if (!mine(k)) continue;
       if (!going_on()) return;
       const CaseDescription description = draw_case(options_.seed, k, cells, options_.filters, options_.profile, capabilities);
+      const TensorBackend& kernel = *kernels_[cells[k % cells.size()].kernel];
       // Random cases are numbered from 1: 0 is the saved regressions.
-      record(description, run_case(description, backend_), k + 1, options_.save_regressions);
+      record(description, run_case(description, kernel), k + 1, options_.save_regressions, kernel);
       ++result_.info.cases_run;
       report("cases", result_.info.cases_run, result_.info.cases_planned);
     }
   }
 
   void properties() {
-    const Implementation* points = backend_.points();
-    if (points == nullptr) return;
     const std::span<const Property> catalog = all_properties();
     std::vector<const Property*> chosen;
     for (const Property& property : catalog)
       if (property_selected(property)) chosen.push_back(&property);
-    for (std::size_t p = 0; p < chosen.size(); ++p) {
-      if (!mine(p)) continue;
-      if (!going_on()) return;
-      const std::uint64_t seed = counter_hash(options_.seed, kPropertySeedStream, p);
-      result_.properties.push_back(run_property(*chosen[p], *points, seed, options_.profile.property_cases));
-      report("properties", p + 1, chosen.size());
+    for (const TensorBackend* kernel : kernels_) {
+      const Implementation* points = kernel->points();
+      if (points == nullptr) continue;
+      for (std::size_t p = 0; p < chosen.size(); ++p) {
+        if (!mine(p)) continue;
+        if (!going_on()) return;
+        const std::uint64_t seed = counter_hash(options_.seed, kPropertySeedStream, p);
+        result_.properties.push_back(run_property(*chosen[p], *points, seed, options_.profile.property_cases));
+        report("properties", p + 1, chosen.size());
+      }
     }
   }
 
@@ -149,11 +183,12 @@ class Run {
     if (progress_.advanced) progress_.advanced(phase, done, total, result_.total_elements(), result_.failures.size(), seconds());
   }
 
-  void record(const CaseDescription& description, const CaseOutcome& outcome, std::uint64_t index, bool save) {
+  void record(const CaseDescription& description, const CaseOutcome& outcome, std::uint64_t index, bool save,
+              const TensorBackend& kernel) {
     result_.info.draw_seconds += outcome.draw_seconds;
     result_.info.kernel_seconds += outcome.kernel_seconds;
     result_.info.verify_seconds += outcome.verify_seconds;
-    const CellKey key = cell_of(backend_.name(), description.spec);
+    const CellKey key = cell_of(kernel.name(), description.spec);
     CellStats stats = outcome.verdict.stats;
     stats.worst_case = description.text();
     stats.worst_case_index = index;
@@ -161,12 +196,13 @@ class Run {
     result_.cells[key].merge(stats);
     if (!outcome.failed()) return;
     // Saved regressions and --replay cases are run as given: they were shrunk when found.
-    const Shrunk shrunk = index != 0 ? shrink_case(description, outcome, backend_) : Shrunk{description, outcome, false, ""};
+    const Shrunk shrunk = index != 0 ? shrink_case(description, outcome, kernel) : Shrunk{description, outcome, false, ""};
     FailureRecord failure;
     failure.case_text = shrunk.description.text();
     failure.original_case = description.text();
     failure.seed = options_.seed;
     failure.case_index = index;
+    failure.cell_backend = key.backend;
     failure.cell_family = key.family;
     failure.cell_dtype = key.dtype;
     failure.cell_precision = key.precision;
@@ -178,14 +214,16 @@ class Run {
     failure.failing_elements = shrunk.outcome.verdict.failing_elements;
     failure.flaky = shrunk.flaky;
     failure.shrink_note = shrunk.note;
-    failure.replay_command = replay_command(backend_.name(), failure.case_text);
-    if (save) failure.regression_file = save_regression(options_.regressions, backend_.name(), failure).string();
+    failure.replay_command = options_.plugin ? replay_command(*options_.plugin, kernel.name(), failure.case_text)
+                                             : replay_command(kernel.name(), failure.case_text);
+    const std::filesystem::path root = options_.plugin ? options_.regressions / options_.plugin->library : options_.regressions;
+    if (save) failure.regression_file = save_regression(root, kernel.name(), failure).string();
     if (progress_.failed) progress_.failed(failure);
     result_.failures.push_back(std::move(failure));
   }
 
   const CampaignOptions& options_;
-  const TensorBackend& backend_;
+  std::vector<const TensorBackend*> kernels_;
   const CampaignProgress& progress_;
   const std::atomic<bool>& stop_;
   Clock::time_point start_;
@@ -198,9 +236,19 @@ std::string replay_command(const std::string& backend, const std::string& case_t
   return fmt::format("peconform run --backend {} --replay '{}'", backend, case_text);
 }
 
+std::string replay_command(const PluginSource& plugin, const std::string& kernel, const std::string& case_text) {
+  return fmt::format("peconform run --plugin {} --kernel {} --replay '{}'", plugin.path, kernel, case_text);
+}
+
 CampaignResult run_campaign(const CampaignOptions& options, const TensorBackend& backend, const CampaignProgress& progress,
                             const std::atomic<bool>& stop) {
-  Run run(options, backend, progress, stop);
+  const TensorBackend* kernels[] = {&backend};
+  return run_campaign(options, kernels, progress, stop);
+}
+
+CampaignResult run_campaign(const CampaignOptions& options, std::span<const TensorBackend* const> kernels,
+                            const CampaignProgress& progress, const std::atomic<bool>& stop) {
+  Run run(options, kernels, progress, stop);
   if (options.replay) {
     run.replay_one(*options.replay);
     return run.finish();

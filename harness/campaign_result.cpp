@@ -138,6 +138,7 @@ nlohmann::json failure_json(const FailureRecord& f) {
           {"original_case", f.original_case},
           {"seed", f.seed},
           {"case_index", f.case_index},
+          {"backend", f.cell_backend},
           {"family", f.cell_family},
           {"dtype", f.cell_dtype},
           {"precision", f.cell_precision},
@@ -156,6 +157,7 @@ FailureRecord failure_from(const nlohmann::json& j) {
   f.original_case = j.at("original_case");
   f.seed = j.at("seed");
   f.case_index = j.at("case_index");
+  f.cell_backend = j.at("backend");
   f.cell_family = j.at("family");
   f.cell_dtype = j.at("dtype");
   f.cell_precision = j.at("precision");

@@ -93,7 +93,7 @@ struct FailureRecord {
   std::string original_case;   // the case as drawn, before shrinking
   std::uint64_t seed = 0;      // the campaign seed
   std::uint64_t case_index = 0;
-  std::string cell_family, cell_dtype, cell_precision;
+  std::string cell_backend, cell_family, cell_dtype, cell_precision;  // the cell (backend: the kernel)
   ElementFailure first;        // the first failing element of the shrunk case
   std::uint64_t failing_elements = 0;
   std::string replay_command;

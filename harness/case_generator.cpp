@@ -10,7 +10,11 @@
 namespace peconform::harness {
 namespace {
 
-enum Stream : std::uint64_t { kCaseSeed = 1, kSpecSeed = 2, kShape = 3, kThetaRecipe = 4 };
+// kSpecSeed + 16 * attempt seeds a pattern's later draws (kShape + 16 * index never meets them).
+enum Stream : std::uint64_t { kCaseSeed = 1, kSpecSeed = 2, kShape = 3, kThetaRecipe = 4, kPatternChoice = 5 };
+
+// Draws of a spec a pattern may reject (a drawn rot past the pattern's d) before giving up.
+constexpr int kPatternAttempts = 64;
 
 bool has_dtype(Family family) { return family != Family::t5 && family != Family::shaw; }
 bool has_precision(Family family) { return has_dtype(family) && family != Family::learned; }
@@ -74,10 +78,35 @@ constexpr std::int64_t kLongCallTokens = 65536, kHugeCallElements = std::int64_t
 constexpr std::int64_t kCacheSpread = 4096;
 constexpr std::uint64_t kCasesPerLongCall = 64;
 
+// The most elements a long call has: one head of up to 2 * kLongCallTokens tokens of up to 256
+// dims. A backend whose calls must stay smaller (the reference tiers) takes none.
+constexpr std::int64_t kLongCallElements = std::int64_t{1} << 25;
+
 // Every rotary family takes a long call where its positions reach far enough (xPos, the
 // shortest, reaches 543,078 with the smallest scale_base the generators draw; draw_case checks
 // a --spec's).
-bool takes_long_call(const CaseCell& cell) { return is_rotary(cell.family); }
+bool takes_long_call(const CaseCell& cell, const BackendCapabilities& capabilities) {
+  return is_rotary(cell.family) && capabilities.largest_call_elements >= kLongCallElements;
+}
+
+// The ci profile's long calls: in the first cycle of cells, `per_family` cells of each kernel's
+// rotary family spread over its cells (every 6th of 12, say), so that each family meets one
+// whatever its cells' order.
+bool first_cycle_long_call(std::uint64_t index, const std::vector<CaseCell>& cells, int per_family,
+                           std::span<const BackendCapabilities> kernels) {
+  if (per_family <= 0 || index >= cells.size()) return false;
+  const CaseCell& cell = cells[index];
+  if (!takes_long_call(cell, kernels[cell.kernel])) return false;
+  std::uint64_t position = 0, count = 0;
+  for (std::uint64_t k = 0; k < cells.size(); ++k)
+    if (cells[k].kernel == cell.kernel && cells[k].family == cell.family) {
+      if (k < index) ++position;
+      ++count;
+    }
+  // Position p is chosen when it is the first of its share: floor(j * count / per_family) for some j.
+  const auto share = [&](std::uint64_t p) { return p * static_cast<std::uint64_t>(per_family) / count; };
+  return position == 0 || share(position) != share(position - 1);
+}
 
 // The huge call is rope's, in a 16-bit dtype (4 GiB), on a backend whose calls may pass 2^31
 // elements (a huge call passes it by less than one token).
@@ -91,17 +120,38 @@ bool takes_huge_call(const CaseCell& cell, const BackendCapabilities& capabiliti
 // and the cells alone, so every shard split draws them alike; a filter that leaves no cell
 // taking them leaves them out.
 CallSize call_size(std::uint64_t index, const std::vector<CaseCell>& cells, const Profile& profile,
-                   const BackendCapabilities& capabilities) {
+                   std::span<const BackendCapabilities> kernels) {
+  if (first_cycle_long_call(index, cells, profile.long_calls_per_family, kernels)) return CallSize::long_call;
   if (!profile.long_calls) return CallSize::normal;
+  const auto kernel_of = [&](std::uint64_t k) -> const BackendCapabilities& { return kernels[cells[k % cells.size()].kernel]; };
   std::optional<std::uint64_t> huge;
   for (std::uint64_t k = 0; k < cells.size() && !huge; ++k)
-    if (takes_huge_call(cells[k], capabilities)) huge = k;
+    if (takes_huge_call(cells[k], kernel_of(k))) huge = k;
   if (index == huge) return CallSize::huge;
   const std::uint64_t run = index - index % kCasesPerLongCall;
   for (std::uint64_t k = run + 1; k < run + kCasesPerLongCall && k <= index; ++k)
-    if (k != huge && takes_long_call(cells[k % cells.size()]))
+    if (k != huge && takes_long_call(cells[k % cells.size()], kernel_of(k)))
       return k == index ? CallSize::long_call : CallSize::normal;
   return CallSize::normal;
+}
+
+// Narrows a drawn case to the calls its kernel takes (a plugin's PEC_TAKES_* flags). The draws
+// themselves are made first, so that a kernel taking every call is drawn what our own are.
+void keep_to_calls_taken(CaseDescription& c, const CallsTaken& takes) {
+  const Family family = c.spec.family;
+  if (is_rotary(family)) {
+    if (!takes.in_place) c.in_place = false;
+    if (!takes.out_of_place) c.in_place = true;
+    if (!takes.key_operand) c.kv_heads = 0;
+  }
+  if (is_rotary(family) || family == Family::learned) {
+    if (!takes.ids64) c.ids64 = false;
+    if (!takes.ids32) c.ids64 = true;
+  }
+  if (!takes.strided) {
+    c.order = "bshd";
+    c.pad = 0;
+  }
 }
 
 void draw_rotary_shape(CaseDescription& c, CounterStream& random, std::int64_t budget, CallSize size) {
@@ -144,22 +194,29 @@ CellKey cell_of(const std::string& backend, const Spec& spec) {
           has_precision(spec.family) ? std::string(precision_name(spec.precision)) : "exact"};
 }
 
-std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, const CaseFilters& filters) {
+std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, const CaseFilters& filters, std::size_t kernel) {
   std::vector<CaseCell> cells;
-  for (const Family family : capabilities.families) {
+  // A kernel with patterns has cells per pattern, else per family.
+  const bool patterned = !capabilities.patterns.empty();
+  const std::size_t sources = patterned ? capabilities.patterns.size() : capabilities.families.size();
+  for (std::size_t source = 0; source < sources; ++source) {
+    const SpecPattern* pattern = patterned ? &capabilities.patterns[source] : nullptr;
+    const Family family = pattern ? pattern->family() : capabilities.families[source];
     if (!allowed(filters.families, family) || (filters.spec && filters.spec->family != family)) continue;
+    if (pattern && filters.spec && !pattern->admits(*filters.spec)) continue;
     // Filters on dtype and class apply to the families that have them; T5 and Shaw have neither.
     const bool typed = has_dtype(family), classed = has_precision(family);
     if (!typed && (!filters.dtypes.empty() || !filters.precisions.empty())) continue;
-    for (const Dtype dtype : typed ? capabilities.dtypes : std::vector<Dtype>{Dtype::fp32}) {
+    const std::vector<Dtype> dtypes = pattern ? pattern->dtypes(capabilities.dtypes) : capabilities.dtypes;
+    const std::vector<PrecisionClass> precisions = pattern ? pattern->precisions(capabilities.precisions) : capabilities.precisions;
+    for (const Dtype dtype : typed ? dtypes : std::vector<Dtype>{Dtype::fp32}) {
       if (typed && (!allowed(filters.dtypes, dtype) || (filters.spec && filters.spec->dtype != dtype))) continue;
-      for (const PrecisionClass precision :
-           classed ? capabilities.precisions : std::vector<PrecisionClass>{PrecisionClass::exact_angle}) {
+      for (const PrecisionClass precision : classed ? precisions : std::vector<PrecisionClass>{PrecisionClass::exact_angle}) {
         if (classed && (!allowed(filters.precisions, precision) || (filters.spec && filters.spec->precision != precision)))
           continue;
         // ALiBi has no cos/sin to cache: lowp-cache says nothing more than exact-angle there.
         if (family == Family::alibi && precision == PrecisionClass::lowp_cache && !filters.spec) continue;
-        cells.push_back({family, dtype, precision});
+        cells.push_back({family, dtype, precision, pattern ? static_cast<int>(source) : -1, kernel});
       }
     }
   }
@@ -167,41 +224,91 @@ std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, co
   return cells;
 }
 
+namespace {
+
+// The spec the generators draw for `cell` from `spec_seed`, with the cell's dtype and class.
+Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t recipe) {
+  Spec spec = draw_spec(cell.family, spec_seed);
+  if (has_dtype(cell.family)) spec.dtype = cell.dtype;
+  if (has_precision(cell.family)) spec.precision = cell.precision;
+  // fp32-angle kernels form theta (or ALiBi's slopes) as one of their family's recipes (README,
+  // `theta`, `slopes`); each is drawn alike where the spec allows one.
+  // The drawn spec may carry a recipe for a class the cell then replaced: start from exact.
+  spec.theta = ThetaRecipe::exact;
+  spec.slopes = SlopeRecipe::exact;
+  if (spec.precision == PrecisionClass::fp32_angle) {
+    const bool table = cell.family == Family::sinusoidal || cell.family == Family::xl;
+    if (is_rotary(cell.family) && (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear))
+      spec.theta = static_cast<ThetaRecipe>(recipe % 4);
+    else if (table)
+      spec.theta = recipe % 2 == 0 ? ThetaRecipe::exact : ThetaRecipe::exp_log;
+    else if (cell.family == Family::alibi)
+      spec.slopes = recipe % 2 == 0 ? SlopeRecipe::exact : SlopeRecipe::bloom;
+  }
+  return spec;
+}
+
+// The spec of case `index` for `cell`: the drawn one, narrowed to the kernel's pattern. A draw
+// the pattern cannot take is drawn again, from the next seed; the first draw is the one a
+// kernel without patterns gets, so `family(*)` is drawn exactly as our own kernels are.
+Spec pattern_spec(const CaseCell& cell, const BackendCapabilities& kernel, std::uint64_t campaign_seed, std::uint64_t index) {
+  const std::uint64_t recipe = counter_hash(campaign_seed, kThetaRecipe, index);
+  if (cell.pattern < 0) return cell_spec(cell, counter_hash(campaign_seed, kSpecSeed, index), recipe);
+  const SpecPattern& pattern = kernel.patterns.at(static_cast<std::size_t>(cell.pattern));
+  std::string last_problem;
+  for (std::uint64_t attempt = 0; attempt < kPatternAttempts; ++attempt) {
+    const Spec drawn = cell_spec(cell, counter_hash(campaign_seed, kSpecSeed + 16 * attempt, index), recipe);
+    CounterStream choices(counter_hash(campaign_seed, kPatternChoice, index), attempt);
+    try {
+      return pattern.narrow(drawn, [&](std::uint64_t count) { return choices.below(count); });
+    } catch (const SpecError& error) {
+      last_problem = error.what();
+    }
+  }
+  throw SpecError(fmt::format("pattern '{}' made no valid {} {} spec in {} draws; the last: {}", pattern.text(),
+                              dtype_name(cell.dtype), precision_name(cell.precision), kPatternAttempts, last_problem));
+}
+
+}  // namespace
+
+std::string pattern_problem(const SpecPattern& pattern, const BackendCapabilities& capabilities) {
+  BackendCapabilities kernel = capabilities;
+  kernel.families = {pattern.family()};
+  kernel.patterns = {pattern};
+  std::vector<CaseCell> cells;
+  try {
+    cells = campaign_cells(kernel, {});
+  } catch (const SpecError&) {
+    return fmt::format("pattern '{}' allows none of the dtypes and classes the backend serves", pattern.text());
+  }
+  for (std::uint64_t k = 0; k < cells.size(); ++k) {
+    try {
+      pattern_spec(cells[k], kernel, 0, k);
+    } catch (const SpecError& error) {
+      return error.what();
+    }
+  }
+  return "";
+}
+
 CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, const std::vector<CaseCell>& cells,
-                          const CaseFilters& filters, const Profile& profile, const BackendCapabilities& capabilities) {
+                          const CaseFilters& filters, const Profile& profile, std::span<const BackendCapabilities> kernels) {
   const CaseCell& cell = cells[index % cells.size()];
+  const BackendCapabilities& capabilities = kernels[cell.kernel];
   CounterStream random(campaign_seed, kShape + 16 * index);
   CaseDescription c;
   c.seed = counter_hash(campaign_seed, kCaseSeed, index);
-  c.spec = filters.spec ? *filters.spec : draw_spec(cell.family, counter_hash(campaign_seed, kSpecSeed, index));
-  if (!filters.spec) {
-    if (has_dtype(cell.family)) c.spec.dtype = cell.dtype;
-    if (has_precision(cell.family)) c.spec.precision = cell.precision;
-    // fp32-angle kernels form theta (or ALiBi's slopes) as one of their family's recipes (README,
-    // `theta`, `slopes`); each is drawn alike where the spec allows one.
-    // The drawn spec may carry a recipe for a class the cell then replaced: start from exact.
-    const std::uint64_t recipe = counter_hash(campaign_seed, kThetaRecipe, index);
-    c.spec.theta = ThetaRecipe::exact;
-    c.spec.slopes = SlopeRecipe::exact;
-    if (c.spec.precision == PrecisionClass::fp32_angle) {
-      const bool table = cell.family == Family::sinusoidal || cell.family == Family::xl;
-      if (is_rotary(cell.family) && (c.spec.scaling.kind == PlanKind::none || c.spec.scaling.kind == PlanKind::linear))
-        c.spec.theta = static_cast<ThetaRecipe>(recipe % 4);
-      else if (table)
-        c.spec.theta = recipe % 2 == 0 ? ThetaRecipe::exact : ThetaRecipe::exp_log;
-      else if (cell.family == Family::alibi)
-        c.spec.slopes = recipe % 2 == 0 ? SlopeRecipe::exact : SlopeRecipe::bloom;
-    }
-  }
+  c.spec = filters.spec ? *filters.spec : pattern_spec(cell, capabilities, campaign_seed, index);
   c.inputs = random.chance(0.25) ? InputKind::bit_patterns : InputKind::activations;
   const std::int64_t budget = std::min(profile.largest_call_elements, capabilities.largest_call_elements);
   const Family family = c.spec.family;
   const std::int64_t limit = position_limit(c.spec);
   if (is_rotary(family)) {
-    CallSize size = call_size(index, cells, profile, capabilities);
+    CallSize size = call_size(index, cells, profile, kernels);
     // A --spec whose positions stop short (xPos with a small scale_base) takes no long call.
     if (size == CallSize::long_call && limit < 2 * kLongCallTokens + kCacheSpread) size = CallSize::normal;
     draw_rotary_shape(c, random, budget, size);
+    keep_to_calls_taken(c, capabilities.takes);
     return c;
   }
   switch (family) {
@@ -240,6 +347,7 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
       break;
     default: break;
   }
+  keep_to_calls_taken(c, capabilities.takes);
   return c;
 }
 

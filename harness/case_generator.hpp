@@ -3,9 +3,12 @@
 // counter_hash(seed, stream, k)), so a campaign gives the same cases at any thread count and
 // under any shard split. Cases cycle through the cells (family x dtype x precision class) the
 // backend supports and the filters keep, so that every cell is covered once the case count
-// reaches the number of cells.
+// reaches the number of cells. A campaign over several kernels (a plugin library's) cycles
+// through the cells of all of them, and a kernel with spec patterns has its specs drawn from them.
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "backends/tensor_backend.hpp"
@@ -27,13 +30,26 @@ struct CaseCell {
   Family family;
   Dtype dtype;
   PrecisionClass precision;
+  int pattern = -1;         // the kernel's spec pattern its specs come from; -1: any spec of the family
+  std::size_t kernel = 0;   // which of the campaign's kernels the cell is for
 };
 
-// The cells to cycle through; throws SpecError when the filters leave none.
-std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, const CaseFilters& filters);
+// The cells to cycle through for one kernel (`kernel` set in each); throws SpecError when the
+// filters leave none.
+std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, const CaseFilters& filters, std::size_t kernel = 0);
 
+// Case `index`, for cell cells[index % cells.size()] of kernel kernels[cell.kernel]. Throws
+// SpecError when the kernel's pattern makes no valid spec (pattern_problem says so up front).
 CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, const std::vector<CaseCell>& cells,
-                          const CaseFilters& filters, const Profile& profile, const BackendCapabilities& capabilities);
+                          const CaseFilters& filters, const Profile& profile, std::span<const BackendCapabilities> kernels);
+inline CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, const std::vector<CaseCell>& cells,
+                                 const CaseFilters& filters, const Profile& profile, const BackendCapabilities& capabilities) {
+  return draw_case(campaign_seed, index, cells, filters, profile, std::span<const BackendCapabilities>(&capabilities, 1));
+}
+
+// Why the campaign cannot draw cases from `pattern` (it makes no valid spec for one of its
+// dtypes and classes), or empty when it can.
+std::string pattern_problem(const SpecPattern& pattern, const BackendCapabilities& capabilities);
 
 // The cell a case's statistics go to ("int32"/"exact" for the integer families).
 CellKey cell_of(const std::string& backend, const Spec& spec);

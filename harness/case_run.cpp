@@ -3,6 +3,8 @@
 #include <chrono>
 #include <exception>
 
+#include "spec/spec_error.hpp"
+
 #include "harness/case_call.hpp"
 
 namespace peconform::harness {
@@ -21,6 +23,13 @@ CaseOutcome run_case(const CaseDescription& description, const TensorBackend& ba
   } catch (const KernelFailure& failure) {
     outcome.error_kind = failure.kind();
     outcome.error = failure.what();
+    outcome.verdict.stats.cases = 1;
+    outcome.verdict.stats.failed_cases = 1;
+    return outcome;
+  } catch (const SpecError& refusal) {
+    // The kernel refused the call (a plugin's PEC_REFUSED, a shape our kernels do not take).
+    outcome.error_kind = "refused";
+    outcome.error = refusal.what();
     outcome.verdict.stats.cases = 1;
     outcome.verdict.stats.failed_cases = 1;
     return outcome;

@@ -8,13 +8,13 @@
 
 namespace peconform::harness {
 
-// The verdict of running `description` on `backend`; a call the backend refuses or throws on
-// fails with kind "error", one whose kernel crashed or hung with "crash" or "hang", one whose
+// The verdict of running `description` on `backend`; a call the backend refuses (SpecError)
+// fails with kind "refused", one it throws on otherwise with "error", one whose kernel crashed or hung with "crash" or "hang", one whose
 // kernel wrote into its inputs or ids with "input-modified", each with a message.
 struct CaseOutcome {
   CaseVerdict verdict;
   std::string error;       // what the backend threw, if it threw
-  std::string error_kind;  // error, crash, hang or input-modified
+  std::string error_kind;  // refused, error, crash, hang or input-modified
   double draw_seconds = 0, kernel_seconds = 0, verify_seconds = 0;
   bool failed() const { return verdict.failed() || !error.empty(); }
 };

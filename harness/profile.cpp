@@ -7,9 +7,9 @@
 namespace peconform::harness {
 
 Profile profile_named(std::string_view name) {
-  if (name == "smoke") return {"smoke", 120, std::int64_t{1} << 16, 20, false};
-  if (name == "ci") return {"ci", 1000, std::int64_t{1} << 21, 300, false};
-  if (name == "deep") return {"deep", 20000, std::int64_t{1} << 25, 10000, true};
+  if (name == "smoke") return {"smoke", 120, std::int64_t{1} << 16, 20, false, 0};
+  if (name == "ci") return {"ci", 1000, std::int64_t{1} << 21, 300, false, 2};
+  if (name == "deep") return {"deep", 20000, std::int64_t{1} << 25, 10000, true, 0};
   throw SpecError(fmt::format("unknown profile '{}'; expected smoke, ci or deep", name));
 }
 

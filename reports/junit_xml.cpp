@@ -48,7 +48,7 @@ std::vector<Testcase> cell_testcases(const harness::CampaignResult& result) {
   // it still has to fail a test case, or CI would show green for a non-conformant run.
   for (const harness::FailureRecord& f : result.failures) {
     if (reported.contains(&f)) continue;
-    const harness::CellKey key{result.info.backend, f.cell_family, f.cell_dtype, f.cell_precision};
+    const harness::CellKey key{f.cell_backend, f.cell_family, f.cell_dtype, f.cell_precision};
     cases.push_back({cell_name(key), "peconform.cells", fmt::format("failing case {}{}", f.case_text, f.flaky ? " (flaky)" : ""),
                      failure_text({&f})});
   }

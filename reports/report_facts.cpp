@@ -37,7 +37,7 @@ std::vector<const harness::FailureRecord*> failures_of(const harness::CampaignRe
                                                        const harness::CellKey& key) {
   std::vector<const harness::FailureRecord*> found;
   for (const harness::FailureRecord& f : result.failures)
-    if (f.cell_family == key.family && f.cell_dtype == key.dtype && f.cell_precision == key.precision)
+    if (f.cell_backend == key.backend && f.cell_family == key.family && f.cell_dtype == key.dtype && f.cell_precision == key.precision)
       found.push_back(&f);
   return found;
 }
@@ -67,7 +67,7 @@ std::vector<Fact> failure_facts(const harness::FailureRecord& f) {
   const harness::ElementFailure& e = f.first;
   std::vector<Fact> facts{{"case", f.case_text}};
   if (f.original_case != f.case_text) facts.push_back({"drawn as", f.original_case});
-  facts.push_back({"cell", fmt::format("{}/{}/{}", f.cell_family, f.cell_dtype, f.cell_precision)});
+  facts.push_back({"cell", fmt::format("{}/{}/{}/{}", f.cell_backend, f.cell_family, f.cell_dtype, f.cell_precision)});
   facts.push_back({"case index", fmt::format("{} (seed {})", f.case_index, f.seed)});
   facts.push_back({"failing elements", fmt::format("{}", f.failing_elements)});
   if (!f.message.empty()) facts.push_back({"kernel said", f.message});

@@ -8,7 +8,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   libboost-dev libmpfr-dev libgmp-dev
   librapidcheck-dev libgtest-dev
-  libomp-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libomp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
   python3 python3-mpmath
   libxml2-utils chromium python3-jsonschema
   "$@"

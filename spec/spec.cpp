@@ -549,6 +549,13 @@ std::string Spec::canonical() const { return format_call(spec_to_call(*this)); }
 
 nlohmann::json Spec::to_json() const { return call_to_json(spec_to_call(*this), "family"); }
 
+std::vector<std::string_view> spec_keys(Family family) {
+  std::vector<std::string_view> keys;
+  for (const KeyRule<Spec>& rule : spec_rules())
+    if (std::find(rule.scope.begin(), rule.scope.end(), family) != rule.scope.end()) keys.push_back(rule.name);
+  return keys;
+}
+
 const std::vector<Family>& all_families() {
   static const std::vector<Family> families = [] {
     std::vector<Family> out;

@@ -101,6 +101,8 @@ struct Spec {
   friend bool operator==(const Spec&, const Spec&) = default;
 };
 
+// The keys a family's spec text may hold, in canonical order (spec patterns check against them).
+std::vector<std::string_view> spec_keys(Family family);
 // Every family with its name, in the order `peconform list` prints them.
 const std::vector<Family>& all_families();
 std::string_view family_name(Family family);

@@ -12,5 +12,6 @@ void add_bench_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 void add_worker_command(CLI::App& app);
+void add_plugin_info_command(CLI::App& app);
 
 }  // namespace peconform

@@ -9,6 +9,8 @@
 #include <omp.h>
 
 #include "backends/backend_registry.hpp"
+#include "backends/plugin/plugin_library.hpp"
+#include "backends/plugin/plugin_tensor_backend.hpp"
 #include "harness/campaign.hpp"
 #include "harness/isolated_backend.hpp"
 #include "reports/campaign_reports.hpp"
@@ -29,6 +31,8 @@ extern "C" void on_interrupt(int) {
 
 struct RunOptions {
   std::string backend = "cpu";
+  std::string plugin;
+  std::vector<std::string> kernels;
   std::string profile = "ci";
   std::uint64_t seed = 20261121;
   std::optional<std::uint64_t> cases;
@@ -38,6 +42,7 @@ struct RunOptions {
   std::string out = "out";
   std::string shard;
   std::optional<double> time_budget;
+  std::optional<std::uint64_t> max_failures;
   std::string replay;
   std::string regressions = "fixtures/regressions";
   bool no_save = false;
@@ -118,13 +123,48 @@ std::string filters_text(const RunOptions& o) {
   return out;
 }
 
+// The campaign's kernels: the backend --backend names, or the plugin's kernels (all, or those
+// --kernel names), each checked before any case runs: a kernel peconform refuses, or a pattern
+// it cannot draw from, is an error naming why, never a kernel silently left out.
+std::vector<std::unique_ptr<TensorBackend>> campaign_kernels(const RunOptions& o, std::optional<harness::PluginSource>& source) {
+  std::vector<std::unique_ptr<TensorBackend>> kernels;
+  if (o.plugin.empty()) {
+    if (!o.kernels.empty()) throw SpecError("--kernel names a kernel of a plugin; give the plugin with --plugin");
+    kernels.push_back(make_backend(o.backend));
+    if (o.isolate)
+      kernels.back() = harness::make_isolated_backend(std::move(kernels.back()), {"/proc/self/exe", "worker", "--backend", o.backend},
+                                                      o.case_timeout);
+    return kernels;
+  }
+  const std::shared_ptr<const plugin::PluginLibrary> library = plugin::PluginLibrary::load(o.plugin);
+  source = harness::PluginSource{o.plugin, library->name()};
+  std::vector<std::string> chosen = o.kernels;
+  if (chosen.empty())
+    for (const plugin::KernelDeclaration& kernel : library->kernels()) chosen.push_back(kernel.name);
+  if (chosen.empty()) throw SpecError(fmt::format("plugin '{}' declares no kernel", o.plugin));
+  for (const std::string& name : chosen) {
+    const plugin::KernelDeclaration& declared = library->kernel(name);
+    if (!declared.served())
+      throw SpecError(fmt::format("plugin '{}': kernel '{}' is refused: {}", o.plugin, name, declared.refusal));
+    const auto index = static_cast<std::size_t>(&declared - library->kernels().data());
+    std::unique_ptr<TensorBackend> kernel = plugin::make_plugin_tensor_backend(library, index);
+    for (const SpecPattern& pattern : declared.patterns)
+      if (const std::string problem = harness::pattern_problem(pattern, kernel->capabilities()); !problem.empty())
+        throw SpecError(fmt::format("plugin '{}': kernel '{}' is refused: {}", o.plugin, name, problem));
+    if (o.isolate)
+      kernel = harness::make_isolated_backend(std::move(kernel),
+                                              {"/proc/self/exe", "worker", "--plugin", o.plugin, "--kernel", name}, o.case_timeout);
+    kernels.push_back(std::move(kernel));
+  }
+  return kernels;
+}
+
 void run(const RunOptions& o) {
   std::signal(SIGINT, on_interrupt);  // first, so that an early Ctrl-C still ends the run cleanly
-  std::unique_ptr<TensorBackend> backend = make_backend(o.backend);
-  if (o.isolate)
-    backend = harness::make_isolated_backend(std::move(backend), {"/proc/self/exe", "worker", "--backend", o.backend},
-                                             o.case_timeout);
   harness::CampaignOptions options;
+  const std::vector<std::unique_ptr<TensorBackend>> kernels = campaign_kernels(o, options.plugin);
+  std::vector<const TensorBackend*> held;
+  for (const auto& kernel : kernels) held.push_back(kernel.get());
   options.profile = harness::profile_named(o.profile);
   options.seed = o.seed;
   options.cases = o.cases;
@@ -135,6 +175,7 @@ void run(const RunOptions& o) {
   options.filters_text = filters_text(o);
   std::tie(options.shard_index, options.shard_count) = shard_of(o.shard);
   options.time_budget_seconds = o.time_budget;
+  options.max_failures = o.max_failures;
   if (!o.replay.empty()) options.replay = o.replay;
   options.regressions = o.regressions;
   options.save_regressions = !o.no_save;
@@ -142,10 +183,10 @@ void run(const RunOptions& o) {
   if (o.threads > 0) omp_set_num_threads(o.threads);
 
   if (!o.quiet)
-    fmt::print(stderr, "peconform run: backend {}, profile {}, seed {}, shard {}/{}, {} threads{}\n", backend->name(),
+    fmt::print(stderr, "peconform run: {}, profile {}, seed {}, shard {}/{}, {} threads{}\n", options.plugin ? fmt::format("plugin {} ({} kernel(s))", o.plugin, kernels.size()) : "backend " + o.backend,
                options.profile.name, options.seed, options.shard_index, options.shard_count, omp_get_max_threads(),
                options.filters_text.empty() ? "" : ", " + options.filters_text);
-  const harness::CampaignResult result = run_campaign(options, *backend, console_progress(o.quiet), interrupted);
+  const harness::CampaignResult result = run_campaign(options, held, console_progress(o.quiet), interrupted);
   std::signal(SIGINT, SIG_DFL);
   write_campaign_reports(result, o.out);
   if (!o.quiet) {
@@ -169,7 +210,11 @@ void run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* command = app.add_subcommand("run", "Run the conformance campaign on a backend and write its reports");
-  command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers)")->capture_default_str();
+  CLI::Option* backend =
+      command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers)")->capture_default_str();
+  command->add_option("--plugin", options->plugin, "Run the kernels of this library (include/peconform/kernel_abi.h) instead")
+      ->excludes(backend);
+  command->add_option("--kernel", options->kernels, "With --plugin: only this kernel (repeat for several)");
   command->add_option("--profile", options->profile, "smoke, ci or deep")->capture_default_str();
   command->add_option("--seed", options->seed, "Campaign seed: the same seed gives the same cases and report")->capture_default_str();
   command->add_option("--cases", options->cases, "Random cases (overrides the profile's count)");
@@ -182,6 +227,8 @@ void add_run_command(CLI::App& app) {
   command->add_option("--out", options->out, "Folder for report.json, junit.xml, summary.md and report.html")->capture_default_str();
   command->add_option("--shard", options->shard, "Run shard I of N (I/N); also read from GTEST_* and SLURM_ARRAY_* variables");
   command->add_option("--time-budget", options->time_budget, "Stop after this many seconds and write a partial report")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--max-failures", options->max_failures, "Stop after this many failing cases and write a partial report")
       ->check(CLI::PositiveNumber);
   command->add_option("--replay", options->replay, "Run exactly this case string (as a failure prints it) and nothing else");
   command->add_option("--regressions", options->regressions, "The regression corpus folder")->capture_default_str();

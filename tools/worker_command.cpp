@@ -1,6 +1,7 @@
 // peconform worker: the child side of `peconform run --isolate`. Serves kernel calls from
 // standard input to standard output until the campaign closes the pipe; not for people.
 #include "backends/backend_registry.hpp"
+#include "backends/plugin/plugin_tensor_backend.hpp"
 #include "harness/isolated_backend.hpp"
 #include "tools/commands.hpp"
 
@@ -8,11 +9,22 @@ namespace peconform {
 
 void add_worker_command(CLI::App& app) {
   auto backend = std::make_shared<std::string>("cpu");
+  auto plugin = std::make_shared<std::string>();
+  auto kernel = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand("worker", "Serve kernel calls for `run --isolate` (internal)");
   command->group("");  // not listed in --help
   command->add_option("--backend", *backend, "The backend whose kernels to run");
-  command->callback([backend] {
-    const std::unique_ptr<TensorBackend> served = make_backend(*backend);
+  command->add_option("--plugin", *plugin, "The plugin library whose kernel to run, instead");
+  command->add_option("--kernel", *kernel, "With --plugin: the kernel");
+  command->callback([backend, plugin, kernel] {
+    std::unique_ptr<TensorBackend> served;
+    if (plugin->empty()) {
+      served = make_backend(*backend);
+    } else {
+      const auto library = plugin::PluginLibrary::load(*plugin);
+      const plugin::KernelDeclaration& declared = library->kernel(*kernel);
+      served = plugin::make_plugin_tensor_backend(library, static_cast<std::size_t>(&declared - library->kernels().data()));
+    }
     std::exit(harness::serve_worker(*served));
   });
 }

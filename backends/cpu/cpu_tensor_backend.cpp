@@ -57,11 +57,13 @@ class CpuTensorBackend final : public TensorBackend {
  public:
   std::string name() const override { return "cpu"; }
   BackendCapabilities capabilities() const override {
-    return {all_families(),
-            {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16},
-            {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache},
-            std::int64_t{1} << 32,
-            false};
+    BackendCapabilities capabilities;
+    capabilities.families = all_families();
+    capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
+    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    capabilities.largest_call_elements = std::int64_t{1} << 32;
+    capabilities.calling_thread_only = false;
+    return capabilities;
   }
   void run(KernelCall& call) const override {
     const Spec& spec = call.spec;

@@ -71,6 +71,7 @@ harness::CampaignResult sample_result() {
   numeric.original_case = std::string(kFailingCase) + " (before shrinking: seq=40)";
   numeric.seed = i.seed;
   numeric.case_index = 17;
+  numeric.cell_backend = "cpu";
   numeric.cell_family = "rope";
   numeric.cell_dtype = "float32";
   numeric.cell_precision = "fp32-angle";

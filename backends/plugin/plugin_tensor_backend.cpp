@@ -1,0 +1,146 @@
+#include "backends/plugin/plugin_tensor_backend.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "backends/plugin/abi_spec.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform::plugin {
+namespace {
+
+// A DLTensor over some of a buffer's four axes (kernel_call.hpp), with its shape and strides.
+struct TensorView {
+  std::array<std::int64_t, 4> shape{}, strides{};
+  DLTensor tensor{};
+};
+
+DLDataType dl_type(ElementType type) {
+  switch (type) {
+    case ElementType::fp64: return {kDLFloat, 64, 1};
+    case ElementType::fp32: return {kDLFloat, 32, 1};
+    case ElementType::fp16: return {kDLFloat, 16, 1};
+    case ElementType::bf16: return {kDLBfloat, 16, 1};
+    case ElementType::int32: return {kDLInt, 32, 1};
+  }
+  return {kDLFloat, 32, 1};
+}
+
+// The axes of a buffer each family shows the kernel (kernel_abi.h, pec_call): a rotary operand
+// is [batch, seq, heads, d]; a learned table [rows, d] and its output [batch, seq, d]; a table
+// [rows, d]; ALiBi [heads, queries, keys]; T5 and Shaw [queries, keys].
+std::vector<int> shown_axes(Family family, bool learned_table) {
+  if (is_rotary(family)) return {0, 1, 2, 3};
+  switch (family) {
+    case Family::learned: return learned_table ? std::vector<int>{2, 3} : std::vector<int>{0, 1, 3};
+    case Family::sinusoidal:
+    case Family::xl: return {1, 3};
+    case Family::alibi: return {1, 2, 3};
+    default: return {2, 3};
+  }
+}
+
+void view_of(TensorView& view, Buffer& buffer, const std::vector<int>& axes) {
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    view.shape[a] = buffer.shape[static_cast<std::size_t>(axes[a])];
+    view.strides[a] = buffer.stride[static_cast<std::size_t>(axes[a])];
+  }
+  view.tensor.data = buffer.data();
+  view.tensor.device = {kDLCPU, 0};
+  view.tensor.ndim = static_cast<int>(axes.size());
+  view.tensor.dtype = dl_type(buffer.type);
+  view.tensor.shape = view.shape.data();
+  view.tensor.strides = view.strides.data();
+  view.tensor.byte_offset = 0;
+}
+
+class PluginTensorBackend final : public TensorBackend {
+ public:
+  PluginTensorBackend(std::shared_ptr<const PluginLibrary> library, std::size_t kernel)
+      : library_(std::move(library)), kernel_(library_->kernels().at(kernel)) {
+    if (!kernel_.served()) throw SpecError(fmt::format("kernel '{}' of plugin '{}' is refused: {}", kernel_.name, library_->path(), kernel_.refusal));
+  }
+
+  std::string name() const override { return kernel_.name; }
+
+  BackendCapabilities capabilities() const override {
+    BackendCapabilities capabilities;
+    for (const SpecPattern& pattern : kernel_.patterns)
+      if (std::find(capabilities.families.begin(), capabilities.families.end(), pattern.family()) == capabilities.families.end())
+        capabilities.families.push_back(pattern.family());
+    capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
+    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    // Without a limit of its own, a plugin is drawn the calls our CPU kernels are.
+    capabilities.largest_call_elements = kernel_.largest_call_elements > 0 ? kernel_.largest_call_elements : std::int64_t{1} << 32;
+    capabilities.patterns = kernel_.patterns;
+    capabilities.takes = kernel_.calls_taken();
+    return capabilities;
+  }
+
+  void run(KernelCall& call) const override {
+    if (std::none_of(kernel_.patterns.begin(), kernel_.patterns.end(), [&](const SpecPattern& p) { return p.admits(call.spec); }))
+      throw SpecError(fmt::format("kernel '{}' does not serve {}: it serves {}", kernel_.name, call.spec.canonical(), kernel_.spec_patterns));
+    const AbiSpec spec(call.spec);
+    const Family family = call.spec.family;
+    const std::size_t operands = call.outputs.size();
+    std::vector<TensorView> inputs(call.inputs.size()), outputs(operands);
+    for (std::size_t o = 0; o < call.inputs.size(); ++o)
+      view_of(inputs[o], call.in_place ? call.outputs[o] : call.inputs[o], shown_axes(family, true));
+    for (std::size_t o = 0; o < operands; ++o) view_of(outputs[o], call.outputs[o], shown_axes(family, false));
+    std::vector<DLTensor> input_tensors, output_tensors;
+    for (const TensorView& view : inputs) input_tensors.push_back(view.tensor);
+    for (const TensorView& view : outputs) output_tensors.push_back(view.tensor);
+
+    std::array<std::int64_t, 3> id_shape{call.axes, call.batch, call.seq};
+    std::array<std::int64_t, 3> id_strides{call.batch * call.seq, call.seq, 1};
+    DLTensor ids{};
+    ids.data = call.ids64 ? static_cast<void*>(call.ids64_data.data()) : static_cast<void*>(call.ids32_data.data());
+    ids.device = {kDLCPU, 0};
+    ids.ndim = 3;
+    ids.dtype = call.ids64 ? DLDataType{kDLInt, 64, 1} : DLDataType{kDLInt, 32, 1};
+    ids.shape = id_shape.data();
+    ids.strides = id_strides.data();
+    const bool has_ids = is_rotary(family) || family == Family::learned;
+
+    pec_call abi{};
+    abi.spec_text = spec.text().c_str();
+    abi.spec = &spec.flat();
+    abi.sequence_length = call.sequence_length;
+    abi.operand_count = static_cast<std::int32_t>(operands);
+    abi.in_place = call.in_place;
+    abi.inputs = input_tensors.empty() ? nullptr : input_tensors.data();
+    abi.outputs = output_tensors.data();
+    abi.ids = has_ids ? &ids : nullptr;
+    abi.id_offset = call.id_offset;
+    abi.first = call.first;
+    abi.rows = call.rows;
+    abi.key_first = call.key_first;
+    abi.keys = call.keys;
+    abi.stream = nullptr;
+
+    std::array<char, 1024> error{};
+    const pec_status status = kernel_.run(&abi, error.data(), error.size());
+    error.back() = '\0';
+    const std::string message = error.front() == '\0' ? "no message" : error.data();
+    if (status == PEC_OK) return;
+    if (status == PEC_REFUSED) throw SpecError(fmt::format("kernel '{}' refused the call: {}", kernel_.name, message));
+    if (status == PEC_FAILED) throw std::runtime_error(fmt::format("kernel '{}' failed: {}", kernel_.name, message));
+    throw std::runtime_error(fmt::format("kernel '{}' returned status {}, which is none of PEC_OK, PEC_REFUSED, PEC_FAILED ({})",
+                                         kernel_.name, static_cast<int>(status), message));
+  }
+
+ private:
+  std::shared_ptr<const PluginLibrary> library_;
+  const KernelDeclaration& kernel_;
+};
+
+}  // namespace
+
+std::unique_ptr<TensorBackend> make_plugin_tensor_backend(std::shared_ptr<const PluginLibrary> library, std::size_t kernel) {
+  return std::make_unique<PluginTensorBackend>(std::move(library), kernel);
+}
+
+}  // namespace peconform::plugin

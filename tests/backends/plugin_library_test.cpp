@@ -1,0 +1,64 @@
+#include <gtest/gtest.h>
+
+#include "backends/plugin/plugin_library.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform::plugin {
+namespace {
+
+std::string refusal_of(const PluginLibrary& library, std::size_t index) { return library.kernels().at(index).refusal; }
+
+void expect_contains(const std::string& text, const std::string& needle) {
+  EXPECT_NE(text.find(needle), std::string::npos) << "in: " << text << "\nmissing: " << needle;
+}
+
+TEST(PluginLibrary, EachRefusedDeclarationSaysWhy) {
+  const auto library = PluginLibrary::load(DECLARATIONS_PLUGIN);
+  EXPECT_EQ(library->name(), "declarations");
+  ASSERT_EQ(library->kernels().size(), 11u);
+  EXPECT_TRUE(library->kernels()[0].served()) << refusal_of(*library, 0);
+  expect_contains(refusal_of(*library, 1), "unknown key 'flavour' for rope");
+  expect_contains(refusal_of(*library, 2), "pattern 'rope(d=64,dtype=fp8)': key 'dtype' expects one of fp64|fp32|fp16|bf16, found 'fp8'");
+  // Two the declaration check lets through, for the campaign's check (pattern_problem) to refuse.
+  EXPECT_TRUE(library->kernels()[3].served());
+  EXPECT_TRUE(library->kernels()[4].served());
+  expect_contains(refusal_of(*library, 5), "device type 2 (kDLCUDA) is not served");
+  expect_contains(refusal_of(*library, 6), "neither PEC_TAKES_IN_PLACE nor PEC_TAKES_OUT_OF_PLACE");
+  expect_contains(refusal_of(*library, 7), "bits no PEC_TAKES_* flag");
+  expect_contains(refusal_of(*library, 8), "run is NULL");
+  expect_contains(refusal_of(*library, 9), "'served' is declared twice");
+  expect_contains(refusal_of(*library, 10), "kernel name 'bad/name'");
+}
+
+TEST(PluginLibrary, AnotherAbiVersionIsRefusedNamingBoth) {
+  try {
+    PluginLibrary::load(OTHER_ABI_PLUGIN);
+    ADD_FAILURE() << "loaded a library built against ABI version 99";
+  } catch (const SpecError& error) {
+    expect_contains(error.what(), "built against peconform ABI version 99; this peconform speaks version 1");
+  }
+}
+
+TEST(PluginLibrary, WhatIsNoPluginIsRefused) {
+  EXPECT_THROW(PluginLibrary::load("/nonexistent/libnothing.so"), SpecError);
+  try {
+    PluginLibrary::load(PECONFORM_BINARY);
+    ADD_FAILURE() << "loaded an executable";
+  } catch (const SpecError& error) {
+    expect_contains(error.what(), "cannot load plugin");
+  }
+}
+
+TEST(PluginLibrary, AKernelIsFoundByNameOrTheKnownOnesAreListed) {
+  const auto library = PluginLibrary::load(DECLARATIONS_PLUGIN);
+  EXPECT_EQ(library->kernel("on-a-gpu").device_type, kDLCUDA);
+  try {
+    library->kernel("missing");
+    ADD_FAILURE();
+  } catch (const SpecError& error) {
+    expect_contains(error.what(), "declares no kernel 'missing'; it declares: served, unknown-key");
+  }
+}
+
+}  // namespace
+}  // namespace peconform::plugin
