@@ -17,8 +17,8 @@
  * leaked into the output, a changed input or a write out of bounds is a failure like a wrong
  * value. A kernel must not keep any pointer after it returns.
  *
- * Every field is documented where it is declared. README.md, "Check your own kernel", has a
- * ten-line plugin. */
+ * Every field is documented where it is declared. README.md, "Check your own kernel", has the
+ * smallest correct plugin (about twenty lines). */
 #ifndef PECONFORM_KERNEL_ABI_H
 #define PECONFORM_KERNEL_ABI_H
 
@@ -195,7 +195,8 @@ typedef struct pec_kernel {
   /* The specs the kernel serves: one or more spec patterns separated by ';'. A pattern is spec
    * text (README "Specs") in which a key's value may be a choice `a|b|c` or `*` (the campaign
    * draws it as it draws for our own kernels); a key the pattern does not name keeps its
-   * default. `family(*)` leaves every key to the campaign. Examples:
+   * default. `family(*)` leaves every key to the campaign. A frequency plan is one value:
+   * `scaling=*` draws any plan, `scaling=none|linear(factor=2)` picks among these two. Examples:
    *   "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192),dtype=bf16)"
    *   "rope(d=64|128,layout=*,rot=*,scaling=none|linear(factor=2),dtype=fp32|bf16,
    *         precision=fp32-angle,theta=hf); xpos(*)" */
