@@ -72,6 +72,11 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("t5(buckets=2)", {"buckets=2 leaves no exact buckets"});
   expect_rejected("rope(d=8,scaling=dynamic(factor=2,orig=0))", {"key 'orig' expects an integer in [1,", "found '0'"});
   expect_rejected("alibi(heads=0)", {"key 'heads'", "found '0'"});
+  // Required keys left out: these once parsed, to a canonical form (alibi(heads=0), shaw(k=0))
+  // that did not parse back (fuzz/spec_text_fuzz.cpp).
+  expect_rejected("alibi()", {"alibi: key 'heads'", "is required"});
+  expect_rejected("alibi(mode=causal)", {"alibi: key 'heads'", "is required"});
+  expect_rejected("shaw()", {"shaw: key 'k'", "is required"});
   expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=16))",
                   {"theta=ggml is defined for scaling none and linear", "scaling yarn needs theta=exact"});
