@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 
+#include "spec/call_syntax.hpp"
 #include "spec/hf_config_models.hpp"
 #include "spec/hf_config_reading.hpp"
 #include "spec/spec_error.hpp"
@@ -511,6 +512,9 @@ Spec read_model(Reading& reading, const Scope& model, std::string_view model_typ
 HfConfigExplanation explain_hf_config(std::string_view config_json_text, const HfConfigOptions& options) {
   const json config = json::parse(config_json_text, nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded()) throw SpecError("config.json is not valid JSON");
+  // Before anything walks it: the account of ignored keys and the messages that dump a value recurse.
+  if (nests_deeper_than(config, kNestingLimit))
+    throw SpecError(fmt::format("config.json: arrays and objects nest deeper than {}", kNestingLimit));
   if (!config.is_object()) throw SpecError(fmt::format("config.json must hold an object, found {}", config.dump()));
 
   Reading reading(config, config_json_text);

@@ -280,6 +280,12 @@ TEST(HfConfig, CountsPastAnIntAreRefusedNotWrapped) {
             std::string::npos);
 }
 
+TEST(HfConfig, DeepNestingIsRefusedNotAStackOverflow) {
+  // The message that dumped a 100,000-deep rope_scaling overflowed the stack (fuzz/hf_config).
+  const std::string config = R"({"head_dim": 8, "rope_scaling": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  EXPECT_NE(refusal_of(config.c_str()).find("config.json: arrays and objects nest deeper than 64"), std::string::npos);
+}
+
 TEST(HfConfig, Llama3WithoutSmoothingBandIsPerPairFactors) {
   // Llama 4: low = high = 1, so θ_i/16 where 2π·500000^(i/4) > 8192 (i/4 > 0.5466: i = 3) and θ_i below.
   EXPECT_EQ(spec_of(R"({"head_dim": 8, "rope_theta": 500000, "rope_scaling": {"rope_type": "llama3", "factor": 16,

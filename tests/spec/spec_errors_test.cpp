@@ -89,6 +89,27 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("alibi(heads=8,precision=fp32-angle,slopes=pow)", {"key 'slopes'", "pow"});
 }
 
+TEST(SpecErrors, DeepNestingIsRefusedNotAStackOverflow) {
+  // 100,000 nested calls or arrays once overflowed the stack of the recursive parser and of
+  // nlohmann's dump() in the error message (fuzz/spec_text, fuzz/spec_json).
+  const int levels = 100000;
+  std::string text = "rope(d=8,scaling=";
+  for (int k = 0; k < levels; ++k) text += "a(b=";
+  text += "1" + std::string(levels + 1, ')');
+  expect_rejected(text, {"expected at most 64 nested calls"});
+  const std::string json = R"({"family": "rope", "d": )" + std::string(levels, '[') + std::string(levels, ']') + "}";
+  try {
+    Spec::from_json(nlohmann::json::parse(json));
+    ADD_FAILURE() << "accepted arrays nested " << levels << " deep";
+  } catch (const SpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("arrays and objects nest deeper than 64"), std::string::npos) << error.what();
+  }
+  // A plan inside a spec is as deep as specs go.
+  EXPECT_EQ(Spec::from_json(nlohmann::json::parse(R"({"family": "rope", "d": 8, "scaling": {"type": "linear", "factor": 2}})"))
+                .canonical(),
+            "rope(d=8,base=10000,layout=half,scaling=linear(factor=2))");
+}
+
 TEST(SpecErrors, JsonErrorsNameTheProblem) {
   EXPECT_THROW(Spec::from_json(nlohmann::json::parse(R"({"d": 4})")), SpecError);
   try {
