@@ -59,7 +59,8 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
   seeds=()
   if [ -d "fuzz/corpus/$target" ]; then
-    cp -r "fuzz/corpus/$target/." "$corpus/"
+    # The search starts from the seeds within -max_len; the larger ones are replayed whole below.
+    find "fuzz/corpus/$target" -maxdepth 1 -type f -size -4097c -exec cp {} "$corpus/" \;
     seeds=("fuzz/corpus/$target"/*)
   else
     echo "note: $target has no seed corpus (fuzz/corpus/$target/)" >&2
@@ -67,7 +68,7 @@ for target in "${targets[@]}"; do
   limits=(-timeout=10 -rss_limit_mb=2048 -artifact_prefix="$artifacts")
   # Inputs up to 4 KB, libFuzzer's default for small seeds: the few larger seeds (inputs nested
   # thousands deep, from findings) would otherwise let it mutate 40 KB inputs, 3 to 10 times
-  # slower. They are replayed whole first.
+  # slower. Every seed is replayed whole first.
   options=(-max_total_time="$seconds" -max_len=4096 -print_final_stats=1 "${limits[@]}")
   [ -f "fuzz/$target.dict" ] && options+=(-dict="fuzz/$target.dict")
 
