@@ -6,8 +6,10 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     e.g. scripts/fuzz.sh 10, scripts/fuzz.sh 300 spec_text
 #
 # Builds with clang 14 into build/fuzz/ (fuzz/CMakeLists.txt; never part of the main build).
-# Each target starts from a scratch copy of its seeds, fuzz/corpus/<target>/, so the committed
-# corpus never grows by itself, and uses fuzz/<target>.dict when there is one. A finding (a
+# Each target first replays every seed in fuzz/corpus/<target>/ whole (the inputs of past
+# findings among them, as finding-*), then searches with inputs up to 4 KB from a scratch copy
+# of them, so the committed corpus never grows by itself, with fuzz/<target>.dict when there
+# is one. It prints a line per target with its executions and exec/s. A finding (a
 # crash, a sanitizer report, a leak, an exception other than SpecError, a broken invariant, an
 # input slower than 10 s or one that needs more than 2 GB) leaves its input in
 # build/fuzz/artifacts/<target>/ and the whole log in build/fuzz/logs/<target>.log; the script
