@@ -82,6 +82,9 @@ Selection parse_selection(std::string_view text) {
   return s;
 }
 
+// ALiBi, T5 and Shaw take a key range (keys, key_offset); the other families have none to print.
+bool has_key_range(Family family) { return is_relative(family) && family != Family::xl; }
+
 }  // namespace
 
 int row_dims(const CaseDescription& description) {
@@ -96,7 +99,7 @@ int row_dims(const CaseDescription& description) {
 std::string CaseDescription::text() const {
   std::string out = fmt::format("{}{}batch={} seq={} heads={} kv_heads={}", spec.canonical(), kSeparator, batch, seq, heads,
                                 kv_heads);
-  if (is_relative(spec.family) && spec.family != Family::xl) out += fmt::format(" keys={} key_offset={}", keys, key_offset);
+  if (has_key_range(spec.family)) out += fmt::format(" keys={} key_offset={}", keys, key_offset);
   out += fmt::format(" order={} pad={} place={} ids={} positions={} offset={} inputs={} seed={:#018x}", order, pad,
                      in_place ? "in" : "out", ids64 ? "int64" : "int32", position_mode_name(positions), offset,
                      inputs == InputKind::activations ? "activations" : "bit-patterns", seed);
@@ -162,6 +165,10 @@ void CaseDescription::validate() const {
     throw SpecError(fmt::format("case key 'order' has value '{}'; expected a permutation of the letters b, s, h, d", c.order));
   if (c.kv_heads > 0 && !is_rotary(c.spec.family))
     throw SpecError(fmt::format("case key 'kv_heads' is {} but {} has one operand", c.kv_heads, family_name(c.spec.family)));
+  if (!has_key_range(c.spec.family) && (c.keys != 1 || c.key_offset != 0))
+    throw SpecError(fmt::format("case key '{}' is {} but {} has no key range (alibi, t5 and shaw have)",
+                                c.keys != 1 ? "keys" : "key_offset", c.keys != 1 ? c.keys : c.key_offset,
+                                family_name(c.spec.family)));
   if (c.in_place && !is_rotary(c.spec.family))
     throw SpecError(fmt::format("case key 'place' is 'in' but {} writes a table, not into its input", family_name(c.spec.family)));
   const Selection& s = c.select;

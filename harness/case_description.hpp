@@ -58,8 +58,8 @@ struct CaseDescription {
   // Throws SpecError naming the bad token or value.
   static CaseDescription parse(std::string_view text);
   // Throws SpecError for a combination no call has: an order that is not a permutation of
-  // b, s, h, d, a key operand or in-place call outside the rotary families, a selection
-  // outside the shape.
+  // b, s, h, d, a key operand or in-place call outside the rotary families, a key range
+  // outside alibi, t5 and shaw, a selection outside the shape.
   void validate() const;
 
   friend bool operator==(const CaseDescription&, const CaseDescription&) = default;

@@ -33,8 +33,9 @@ std::vector<SavedRegression> load_regressions(const std::filesystem::path& root,
   for (const std::filesystem::path& file : files) {
     std::ifstream in(file);
     const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
-    if (json.is_discarded() || !json.is_object() || json.value("format", "") != kFormat || !json.contains("case") ||
-        !json["case"].is_string())
+    // Compared as JSON, not through value("format", ""), which throws when "format" is not a string.
+    if (json.is_discarded() || !json.is_object() || !json.contains("format") || json["format"] != kFormat ||
+        !json.contains("case") || !json["case"].is_string())
       throw SpecError(fmt::format("regression file '{}' is not a {} document with a \"case\" string", file.string(), kFormat));
     out.push_back({file, json["case"].get<std::string>()});
   }

@@ -70,6 +70,7 @@ class Parser {
  private:
   std::string_view text_;
   std::size_t at_ = 0;
+  std::size_t depth_ = 0;  // calls open at the cursor
 
   [[noreturn]] void fail(std::string_view expected) {
     skip_space();
@@ -113,7 +114,11 @@ class Parser {
   Call parse_call_body(std::string name) {
     Call call{std::move(name), {}};
     expect('(', fmt::format("after '{}'", call.name));
-    if (accept(')')) return call;
+    if (++depth_ > kNestingLimit) fail(fmt::format("at most {} nested calls", kNestingLimit));
+    if (accept(')')) {
+      --depth_;
+      return call;
+    }
     do {
       Argument argument;
       argument.key = read_word("a key");
@@ -122,6 +127,7 @@ class Parser {
       call.arguments.push_back(std::move(argument));
     } while (accept(','));
     expect(')', fmt::format("or ',' to close '{}('", call.name));
+    --depth_;
     return call;
   }
 
@@ -159,6 +165,31 @@ std::string atom_from_json(const nlohmann::json& value, std::string_view key) {
   if (value.is_number()) return value.dump();
   throw SpecError(fmt::format("spec JSON: key '{}' has {} where a string, number or boolean was expected",
                               key, value.dump()));
+}
+
+// call_from_json, on a document no deeper than kNestingLimit.
+Call call_from_nested_json(const nlohmann::json& json, std::string_view name_key) {
+  if (!json.is_object()) throw SpecError(fmt::format("spec JSON: expected an object, found {}", json.dump()));
+  auto name = json.find(std::string(name_key));
+  if (name == json.end() || !name->is_string())
+    throw SpecError(fmt::format("spec JSON: expected a string under \"{}\" in {}", name_key, json.dump()));
+  Call call{name->get<std::string>(), {}};
+  for (const auto& [key, value] : json.items()) {
+    if (key == name_key) continue;
+    Argument argument;
+    argument.key = key;
+    if (value.is_array()) {
+      argument.kind = Argument::Kind::list;
+      for (const nlohmann::json& element : value) argument.list.push_back(atom_from_json(element, key));
+    } else if (value.is_object()) {
+      argument.kind = Argument::Kind::call;
+      argument.call.push_back(call_from_nested_json(value, "type"));
+    } else {
+      argument.atom = atom_from_json(value, key);
+    }
+    call.arguments.push_back(std::move(argument));
+  }
+  return call;
 }
 
 }  // namespace
@@ -200,28 +231,23 @@ nlohmann::json call_to_json(const Call& call, std::string_view name_key) {
   return out;
 }
 
+// Checked first, as call_from_nested_json recurses and its messages dump what they found.
 Call call_from_json(const nlohmann::json& json, std::string_view name_key) {
-  if (!json.is_object()) throw SpecError(fmt::format("spec JSON: expected an object, found {}", json.dump()));
-  auto name = json.find(std::string(name_key));
-  if (name == json.end() || !name->is_string())
-    throw SpecError(fmt::format("spec JSON: expected a string under \"{}\" in {}", name_key, json.dump()));
-  Call call{name->get<std::string>(), {}};
-  for (const auto& [key, value] : json.items()) {
-    if (key == name_key) continue;
-    Argument argument;
-    argument.key = key;
-    if (value.is_array()) {
-      argument.kind = Argument::Kind::list;
-      for (const nlohmann::json& element : value) argument.list.push_back(atom_from_json(element, key));
-    } else if (value.is_object()) {
-      argument.kind = Argument::Kind::call;
-      argument.call.push_back(call_from_json(value, "type"));
-    } else {
-      argument.atom = atom_from_json(value, key);
-    }
-    call.arguments.push_back(std::move(argument));
+  if (nests_deeper_than(json, kNestingLimit))
+    throw SpecError(fmt::format("spec JSON: arrays and objects nest deeper than {}", kNestingLimit));
+  return call_from_nested_json(json, name_key);
+}
+
+bool nests_deeper_than(const nlohmann::json& json, std::size_t limit) {
+  std::vector<std::pair<const nlohmann::json*, std::size_t>> pending{{&json, 0}};
+  while (!pending.empty()) {
+    const auto [value, depth] = pending.back();
+    pending.pop_back();
+    if (!value->is_structured()) continue;
+    if (depth + 1 > limit) return true;
+    for (const nlohmann::json& element : *value) pending.emplace_back(&element, depth + 1);
   }
-  return call;
+  return false;
 }
 
 }  // namespace peconform

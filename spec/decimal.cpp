@@ -16,6 +16,10 @@ struct Scientific {
   long long exponent = 0;
 };
 
+// The largest exponent written, and the largest the canonical text may write (it writes the
+// first digit's, d.ddde<N>, which parse must read back).
+constexpr long long kLargestExponent = 100000;
+
 Scientific split(std::string_view text) {
   auto fail = [&] { throw SpecError(fmt::format("'{}' is not a finite decimal number", text)); };
   Scientific out;
@@ -38,10 +42,14 @@ Scientific split(std::string_view text) {
   if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
     ++at;
     std::string_view rest = text.substr(at);
-    if (!rest.empty() && rest.front() == '+') rest.remove_prefix(1);
+    // One sign at most: from_chars would read the "-5" of "1e+-5".
+    if (!rest.empty() && rest.front() == '+') {
+      rest.remove_prefix(1);
+      if (!rest.empty() && rest.front() == '-') fail();
+    }
     auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), exponent);
     if (ec != std::errc() || end != rest.data() + rest.size() || rest.empty()) fail();
-    if (exponent > 100000 || exponent < -100000) fail();
+    if (exponent > kLargestExponent || exponent < -kLargestExponent) fail();
     at = text.size();
   }
   if (at != text.size()) fail();
@@ -50,6 +58,9 @@ Scientific split(std::string_view text) {
   std::size_t last = mantissa.find_last_not_of('0');
   out.digits = mantissa.substr(first, last - first + 1);
   out.exponent = exponent - fraction_digits + static_cast<long long>(mantissa.size() - 1 - last);
+  // 77571e100000 is 7.7571e100004: within the bound as written, past it in canonical form.
+  const long long leading = out.exponent + static_cast<long long>(out.digits.size()) - 1;
+  if (leading > kLargestExponent || leading < -kLargestExponent) fail();
   return out;
 }
 

@@ -10,9 +10,11 @@
 #include <array>
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
 
+#include "spec/call_syntax.hpp"
 #include "spec/hf_config_models.hpp"
 #include "spec/hf_config_reading.hpp"
 #include "spec/spec_error.hpp"
@@ -30,6 +32,15 @@ Decimal ratio(std::int64_t numerator, std::int64_t denominator) {
   return Decimal::parse(fmt::format("{}", static_cast<double>(numerator) / static_cast<double>(denominator)));
 }
 
+// A count as the int a Spec keeps: past int's range it is refused, never wrapped (a head_dim of
+// 2^32 + 128 must not read as 128). Spec::parse then applies each key's own range.
+int int_count(std::int64_t value, std::string_view what) {
+  if (value > std::numeric_limits<int>::max())
+    throw SpecError(fmt::format("config.json: {} is {}, past the largest count a spec holds ({})", what, value,
+                                std::numeric_limits<int>::max()));
+  return static_cast<int>(value);
+}
+
 bool is_one_of(std::string_view value, std::initializer_list<std::string_view> choices) {
   return std::find(choices.begin(), choices.end(), value) != choices.end();
 }
@@ -43,13 +54,13 @@ std::int64_t count_named(Reading& reading, const Scope& scope, std::initializer_
 }
 
 int head_dim_of(Reading& reading, const Scope& model) {
-  if (auto head_dim = reading.optional_count(model, "head_dim")) return static_cast<int>(*head_dim);
+  if (auto head_dim = reading.optional_count(model, "head_dim")) return int_count(*head_dim, model.prefix + "head_dim");
   const std::int64_t hidden = count_named(reading, model, {"hidden_size", "n_embd", "d_model"}, "without head_dim, ");
   const std::int64_t heads = count_named(reading, model, {"num_attention_heads", "n_head", "n_heads", "num_heads"},
                                          "without head_dim, ");
   if (hidden % heads != 0)
     throw SpecError(fmt::format("config.json: hidden_size {} is not divisible by num_attention_heads {}", hidden, heads));
-  return static_cast<int>(hidden / heads);
+  return int_count(hidden / heads, fmt::format("{}hidden_size / num_attention_heads", model.prefix));
 }
 
 // T5 and its descendants: relative position buckets (configuration_t5.py).
@@ -57,12 +68,12 @@ Spec read_t5(Reading& reading, const Scope& model) {
   Spec spec;
   spec.family = Family::t5;
   if (auto buckets = reading.optional_count(model, "relative_attention_num_buckets")) {
-    spec.buckets = static_cast<int>(*buckets);
+    spec.buckets = int_count(*buckets, model.prefix + "relative_attention_num_buckets");
   } else {
     reading.defaulted("relative_attention_num_buckets: 32 (T5Config default)");
   }
   if (auto distance = reading.optional_count(model, "relative_attention_max_distance")) {
-    spec.max_distance = static_cast<int>(*distance);
+    spec.max_distance = int_count(*distance, model.prefix + "relative_attention_max_distance");
   } else {
     reading.defaulted("relative_attention_max_distance: 128 (T5Config default)");
   }
@@ -77,7 +88,7 @@ Spec read_t5(Reading& reading, const Scope& model) {
 Spec alibi_spec(std::int64_t heads) {
   Spec spec;
   spec.family = Family::alibi;
-  spec.heads = static_cast<int>(heads);
+  spec.heads = int_count(heads, "the head count");
   // Bloom, MPT and Falcon are causal decoders: the bias +m·j under a causal mask, which
   // softmax makes -m·(i - j).
   spec.mode = AlibiMode::causal;
@@ -185,8 +196,9 @@ RotaryHead rotary_head_of(Reading& reading, const Scope& model, std::string_view
     const std::optional<std::int64_t> nope = reading.optional_count(model, "qk_nope_head_dim");
     if (!rope) reading.defaulted(fmt::format("qk_rope_head_dim: 64 ({} default)", model_type));
     if (!nope) reading.defaulted(fmt::format("qk_nope_head_dim: 128 ({} default)", model_type));
-    head.rotary_head = static_cast<int>(rope.value_or(64));
-    head.d = static_cast<int>(nope.value_or(128)) + head.rotary_head;
+    head.rotary_head = int_count(rope.value_or(64), model.prefix + "qk_rope_head_dim");
+    const int nope_dims = int_count(nope.value_or(128), model.prefix + "qk_nope_head_dim");
+    head.d = int_count(std::int64_t{nope_dims} + head.rotary_head, model.prefix + "qk_nope_head_dim + qk_rope_head_dim");
     head.at = RotaryPlacement::last;
     if (model_type == "deepseek_v2") {
       head.layout = Layout::interleaved;  // V2 rotates q_pe as complex numbers over pairs (2i, 2i+1)
@@ -331,6 +343,16 @@ void read_longrope(Reading& reading, const RopePlan& plan, const Scope& model, c
 // divides θ_i by factor where 2π/θ_i > orig/low and keeps it elsewhere: custom(factors=[...]).
 void llama3_without_smoothing(Spec& spec) {
   FrequencyPlan& plan = spec.scaling;
+  // What Spec::parse would refuse in a llama3 plan must be refused before the plan becomes a list
+  // of factors that no longer shows it: a factor or low_freq_factor of 0 or less (transformers
+  // divides by low_freq_factor), and a head past a spec's d, built here pair by pair.
+  if (plan.factor.to_double() <= 0.0)
+    throw SpecError(fmt::format("config.json: llama3 factor {} must be positive", plan.factor.text()));
+  if (plan.low.to_double() <= 0.0)
+    throw SpecError(fmt::format("config.json: llama3 low_freq_factor {} must be positive", plan.low.text()));
+  Spec head = spec;
+  head.scaling = FrequencyPlan{};
+  Spec::parse(head.canonical());
   const int pairs = spec.rotary_dims() / 2;
   const double threshold = static_cast<double>(plan.orig) / plan.low.to_double();
   std::vector<Decimal> factors;
@@ -360,9 +382,10 @@ void read_plan(Reading& reading, const RopePlan& plan, const Scope& model, std::
     if (sections == nullptr || !sections->is_array())
       throw SpecError(fmt::format("config.json: \"{}mrope_section\" must be a list of integers", plan.scope.prefix));
     for (const json& section : *sections) {
-      if (!section.is_number_integer())
-        throw SpecError(fmt::format("config.json: mrope_section holds {}, not an integer", section.dump()));
-      spec.sections.push_back(section.get<int>());
+      // A uint64 past int64's range reads as negative here, and is refused with the rest.
+      if (!section.is_number_integer() || section.get<std::int64_t>() < 1)
+        throw SpecError(fmt::format("config.json: mrope_section holds {}, not a positive integer", section.dump()));
+      spec.sections.push_back(int_count(section.get<std::int64_t>(), plan.scope.prefix + "mrope_section"));
     }
     // Qwen3-VL interleaves t, h, w whatever the config says (modeling_qwen3_vl.py,
     // recomposition_frequencies); Qwen2-VL and Qwen2.5-VL keep blocks. Other models follow
@@ -444,7 +467,7 @@ Spec read_rotary(Reading& reading, const Scope& model, std::string_view model_ty
     // create_sinusoidal_positions (modeling_gptj.py); rope_theta is not read.
     spec.layout = Layout::interleaved;
     if (const json* rotary = reading.find(model, "rotary_dim"); rotary != nullptr) {
-      spec.rot = static_cast<int>(reading.count(model, "rotary_dim"));
+      spec.rot = int_count(reading.count(model, "rotary_dim"), model.prefix + "rotary_dim");
     } else if (model.object->contains("rotary_dim")) {
       throw SpecError("config.json: GPT-J with rotary_dim null builds its table for the whole embedding width, not a "
                       "head, and cannot run; no spec describes it");
@@ -489,6 +512,9 @@ Spec read_model(Reading& reading, const Scope& model, std::string_view model_typ
 HfConfigExplanation explain_hf_config(std::string_view config_json_text, const HfConfigOptions& options) {
   const json config = json::parse(config_json_text, nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded()) throw SpecError("config.json is not valid JSON");
+  // Before anything walks it: the account of ignored keys and the messages that dump a value recurse.
+  if (nests_deeper_than(config, kNestingLimit))
+    throw SpecError(fmt::format("config.json: arrays and objects nest deeper than {}", kNestingLimit));
   if (!config.is_object()) throw SpecError(fmt::format("config.json must hold an object, found {}", config.dump()));
 
   Reading reading(config, config_json_text);

@@ -515,7 +515,10 @@ void validate(const Spec& spec) {
       if (spec.d % 2 != 0) invalid(spec, fmt::format("d={} is odd but xl concatenates d/2 sines and d/2 cosines", spec.d));
       break;
     case Family::alibi:
+      if (spec.heads == 0) invalid(spec, "key 'heads' (head count) is required");
+      break;
     case Family::shaw:
+      if (spec.k == 0) invalid(spec, "key 'k' (clipping distance) is required");
       break;
   }
 }

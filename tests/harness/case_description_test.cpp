@@ -41,6 +41,11 @@ TEST(CaseDescription, BadValuesAreNamed) {
   EXPECT_NE(message(spec + "place=sideways").find("'sideways'"), std::string::npos);
   EXPECT_NE(message("rope(d=8) batch=1").find("no ' | '"), std::string::npos);
   EXPECT_NE(message("alibi(heads=4) | kv_heads=2").find("one operand"), std::string::npos);
+  // A key range outside alibi, t5 and shaw: text() has none to print, so it once read back as a
+  // different case (fuzz/case_string_fuzz.cpp).
+  EXPECT_NE(message(spec + "seq=4 keys=5").find("case key 'keys' is 5 but rope has no key range"), std::string::npos);
+  EXPECT_NE(message("xl(d=8) | key_offset=3").find("case key 'key_offset' is 3 but xl has no key range"), std::string::npos);
+  EXPECT_EQ(message("shaw(k=4) | keys=5 key_offset=3"), "no error");
 }
 
 TEST(KernelCall, SameTextSameBits) {

@@ -256,11 +256,54 @@ TEST(HfConfig, NumbersKeepTheDigitsTheConfigWrote) {
             "rope(d=4,base=10000,layout=half,scaling=longrope(factor=2,orig=4096,short=[1,18.360000610351562],long=[0.00001,2]))");
 }
 
+TEST(HfConfig, CountsPastAnIntAreRefusedNotWrapped) {
+  // Found by fuzz/hf_config_fuzz.cpp: 2^32 + 128 once read as a head of 128 dims, and DeepSeek's
+  // two head dims overflowed their int sum.
+  EXPECT_NE(refusal_of(R"({"head_dim": 4294967424, "rope_theta": 10000})").find("head_dim is 4294967424"), std::string::npos);
+  EXPECT_NE(refusal_of(R"({"hidden_size": 4294967424, "num_attention_heads": 1})")
+                .find("hidden_size / num_attention_heads is 4294967424"),
+            std::string::npos);
+  EXPECT_NE(refusal_of(R"({"model_type": "t5", "relative_attention_num_buckets": 4294967328})")
+                .find("relative_attention_num_buckets is 4294967328"),
+            std::string::npos);
+  EXPECT_NE(refusal_of(R"({"model_type": "deepseek_v3", "qk_rope_head_dim": 2147483647, "qk_nope_head_dim": 2147483647})")
+                .find("qk_nope_head_dim + qk_rope_head_dim is 4294967294"),
+            std::string::npos);
+  EXPECT_NE(refusal_of(R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 4294967360})")
+                .find("rotary_dim is 4294967360"),
+            std::string::npos);
+  EXPECT_NE(refusal_of(R"({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": [4294967312, 24, 24]}})")
+                .find("mrope_section is 4294967312"),
+            std::string::npos);
+  EXPECT_NE(refusal_of(R"({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": [-16, 24, 24]}})")
+                .find("mrope_section holds -16, not a positive integer"),
+            std::string::npos);
+}
+
+TEST(HfConfig, DeepNestingIsRefusedNotAStackOverflow) {
+  // The message that dumped a 100,000-deep rope_scaling overflowed the stack (fuzz/hf_config).
+  const std::string config = R"({"head_dim": 8, "rope_scaling": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  EXPECT_NE(refusal_of(config.c_str()).find("config.json: arrays and objects nest deeper than 64"), std::string::npos);
+}
+
 TEST(HfConfig, Llama3WithoutSmoothingBandIsPerPairFactors) {
   // Llama 4: low = high = 1, so θ_i/16 where 2π·500000^(i/4) > 8192 (i/4 > 0.5466: i = 3) and θ_i below.
   EXPECT_EQ(spec_of(R"({"head_dim": 8, "rope_theta": 500000, "rope_scaling": {"rope_type": "llama3", "factor": 16,
                         "low_freq_factor": 1, "high_freq_factor": 1, "original_max_position_embeddings": 8192}})"),
             "rope(d=8,base=500000,layout=half,scaling=custom(factors=[1,1,1,16]))");
+  // What Spec::parse refuses in a llama3 plan is refused before it becomes per-pair factors
+  // (fuzz/hf_config_fuzz.cpp): transformers divides by low_freq_factor, and a head of 2e9 dims
+  // was built pair by pair until memory ran out.
+  const char* const low_zero = R"({"head_dim": 8, "rope_scaling": {"rope_type": "llama3", "factor": 16, "low_freq_factor": 0,
+                                   "high_freq_factor": 0, "original_max_position_embeddings": 8192}})";
+  EXPECT_NE(refusal_of(low_zero).find("llama3 low_freq_factor 0 must be positive"), std::string::npos) << refusal_of(low_zero);
+  const char* const factor_negative = R"({"head_dim": 8, "rope_scaling": {"rope_type": "llama3", "factor": -16,
+                                          "low_freq_factor": 1, "high_freq_factor": 1, "original_max_position_embeddings": 8192}})";
+  EXPECT_NE(refusal_of(factor_negative).find("llama3 factor -16 must be positive"), std::string::npos) << refusal_of(factor_negative);
+  const char* const huge_head = R"({"head_dim": 2000000000, "rope_scaling": {"rope_type": "llama3", "factor": 8,
+                                    "low_freq_factor": 1, "high_freq_factor": 1, "original_max_position_embeddings": 8192}})";
+  EXPECT_NE(refusal_of(huge_head).find("key 'd' expects an integer in [1, 1048576], found '2000000000'"), std::string::npos)
+      << refusal_of(huge_head);
 }
 
 // Non-rotary configs.

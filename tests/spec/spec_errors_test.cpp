@@ -72,6 +72,11 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("t5(buckets=2)", {"buckets=2 leaves no exact buckets"});
   expect_rejected("rope(d=8,scaling=dynamic(factor=2,orig=0))", {"key 'orig' expects an integer in [1,", "found '0'"});
   expect_rejected("alibi(heads=0)", {"key 'heads'", "found '0'"});
+  // Required keys left out: these once parsed, to a canonical form (alibi(heads=0), shaw(k=0))
+  // that did not parse back (fuzz/spec_text_fuzz.cpp).
+  expect_rejected("alibi()", {"alibi: key 'heads'", "is required"});
+  expect_rejected("alibi(mode=causal)", {"alibi: key 'heads'", "is required"});
+  expect_rejected("shaw()", {"shaw: key 'k'", "is required"});
   expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=16))",
                   {"theta=ggml is defined for scaling none and linear", "scaling yarn needs theta=exact"});
@@ -82,6 +87,27 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("xl(d=8,theta=exp-log)", {"theta=exp-log", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("alibi(heads=8,slopes=bloom)", {"slopes=bloom", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("alibi(heads=8,precision=fp32-angle,slopes=pow)", {"key 'slopes'", "pow"});
+}
+
+TEST(SpecErrors, DeepNestingIsRefusedNotAStackOverflow) {
+  // 100,000 nested calls or arrays once overflowed the stack of the recursive parser and of
+  // nlohmann's dump() in the error message (fuzz/spec_text, fuzz/spec_json).
+  const int levels = 100000;
+  std::string text = "rope(d=8,scaling=";
+  for (int k = 0; k < levels; ++k) text += "a(b=";
+  text += "1" + std::string(levels + 1, ')');
+  expect_rejected(text, {"expected at most 64 nested calls"});
+  const std::string json = R"({"family": "rope", "d": )" + std::string(levels, '[') + std::string(levels, ']') + "}";
+  try {
+    Spec::from_json(nlohmann::json::parse(json));
+    ADD_FAILURE() << "accepted arrays nested " << levels << " deep";
+  } catch (const SpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("arrays and objects nest deeper than 64"), std::string::npos) << error.what();
+  }
+  // A plan inside a spec is as deep as specs go.
+  EXPECT_EQ(Spec::from_json(nlohmann::json::parse(R"({"family": "rope", "d": 8, "scaling": {"type": "linear", "factor": 2}})"))
+                .canonical(),
+            "rope(d=8,base=10000,layout=half,scaling=linear(factor=2))");
 }
 
 TEST(SpecErrors, JsonErrorsNameTheProblem) {
