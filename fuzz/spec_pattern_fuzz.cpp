@@ -1,0 +1,71 @@
+// The spec patterns of a plugin's kernel declaration (pec_kernel.spec_patterns), the one part
+// of a declaration that is text: SpecPattern::parse_list on arbitrary text. For a list it
+// accepts, each pattern's dtypes and classes are read, and each is narrowed from a drawn spec
+// of its family under a few choices; every spec a pattern makes must be one it admits, and
+// round-trip like any spec.
+// fuzz-sources: spec/spec_pattern.cpp
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "fuzz/fuzz_support.hpp"
+#include "spec/spec_pattern.hpp"
+
+namespace {
+
+using namespace peconform;
+
+// A spec of each family, with keys away from their defaults, as the campaign might draw it.
+std::optional<Spec> drawn_spec_of(Family family) {
+  switch (family) {
+    case Family::sinusoidal: return Spec::parse("sinusoidal(d=33,base=500,layout=half,order=cos-sin,dtype=bf16)");
+    case Family::learned: return Spec::parse("learned(d=8,rows=64,dtype=fp16)");
+    case Family::rope:
+      return Spec::parse("rope(d=96,base=500000,layout=interleaved,rot=64,rot_at=last,scaling=linear(factor=4),dtype=bf16,"
+                         "precision=fp32-angle,theta=hf)");
+    case Family::xpos: return Spec::parse("xpos(d=64,base=10000,layout=half,scale_base=256,role=key)");
+    case Family::mrope: return Spec::parse("mrope(d=128,base=1000000,layout=half,sections=[16,24,24],dtype=bf16)");
+    case Family::rope2d: return Spec::parse("rope2d(d=64,base=100,layout=interleaved,sign=-1)");
+    case Family::alibi: return Spec::parse("alibi(heads=12,mode=causal,dtype=fp16,precision=fp32-angle,slopes=bloom)");
+    case Family::t5: return Spec::parse("t5(buckets=64,max_distance=256,bidirectional=false)");
+    case Family::shaw: return Spec::parse("shaw(k=16)");
+    case Family::xl: return Spec::parse("xl(d=64,base=10000,clamp_len=100)");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::vector<SpecPattern> patterns;
+  try {
+    patterns = SpecPattern::parse_list(fuzz::as_text(data, size));
+  } catch (const SpecError&) {
+    return 0;
+  }
+  const std::vector<Dtype> dtypes{Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
+  const std::vector<PrecisionClass> classes{PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+  for (const SpecPattern& pattern : patterns) {
+    try {
+      pattern.dtypes(dtypes);
+      pattern.precisions(classes);
+    } catch (const SpecError&) {
+      continue;  // a dtype or class no spec has: the declaration is refused
+    }
+    const std::optional<Spec> drawn = drawn_spec_of(pattern.family());
+    fuzz::require(drawn.has_value(), "every family has a drawn spec", pattern.text());
+    for (std::uint64_t pick = 0; pick < 3; ++pick) {
+      std::optional<Spec> made;
+      try {
+        made = pattern.narrow(*drawn, [pick](std::uint64_t count) { return pick % count; });
+      } catch (const SpecError&) {
+        continue;  // the campaign draws again
+      }
+      fuzz::check_spec_round_trips(*made);
+      fuzz::must_not_throw("pattern.admits(pattern.narrow(s))", pattern.text(), [&] {
+        fuzz::require(pattern.admits(*made), "pattern.admits(pattern.narrow(s))", pattern.text() + " made " + made->canonical());
+      });
+    }
+  }
+  return 0;
+}
