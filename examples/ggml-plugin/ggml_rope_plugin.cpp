@@ -1,0 +1,236 @@
+// A peconform plugin (include/peconform/kernel_abi.h, ABI version 1) that presents ggml's CPU
+// RoPE, ggml_rope_ext, to `peconform run --plugin`. It is an adapter only: every rotated value
+// comes out of ggml's own kernel (ggml_compute_forward_rope_flt in src/ggml-cpu/ops.cpp), run
+// through a CPU graph the way llama.cpp runs it, on the very buffers peconform owns. Nothing of
+// ggml is copied here; build it against a ggml build (README.md beside this file).
+//
+// Four kernels, two per ggml mode, the same code under two declarations:
+//   ggml-rope-norm, ggml-rope-neox             claim what ggml does: precision=fp32-angle,
+//                                              theta=ggml (position, frequency and angle in
+//                                              float32, theta_scale = powf(base, -2/n) applied
+//                                              pair after pair);
+//   ggml-rope-norm-exact, ggml-rope-neox-exact claim exact-angle, which ggml does not promise:
+//                                              the overclaim a campaign should reject.
+// Two kernels rather than two library builds, so that one .so and one `plugin-info` show both
+// claims side by side and the reports' backend column says which claim was held.
+//
+// The calls ggml takes: contiguous row-major tensors, out of place (ggml_rope_ext) or in place
+// (ggml_rope_ext_inplace), int32 positions (ggml's rope reads GGML_TYPE_I32 only), queries alone
+// or queries and keys in one call (two rope nodes in one graph, each with its own head count).
+// The spec keys it serves: d, base, rot (the first rot dims: ggml's n_dims), layout (mode 0 is
+// GPT-J's interleaved pairs, GGML_ROPE_TYPE_NEOX the half layout), scaling none or linear
+// (freq_scale = 1.0f / (float)factor, as llama.cpp forms rope_freq_scale_train), dtype fp32 and
+// fp16 (GGML_TYPE_F16 in and out, float32 inside). YaRN, freq_factors and attn_factor are ggml
+// features too, but the fp32-angle recipe `theta=ggml` is defined for none and linear only.
+#include <peconform/kernel_abi.h>
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "ggml-cpu.h"
+#include "ggml.h"
+
+namespace {
+
+// The linear factors the campaign draws: 2 and 8 (SuperHOT, LongChat, CodeLlama-style context
+// extension), 3 (1/3 is not a float: freq_scale rounds) and 0.7 (a factor float32 does not hold).
+#define GGML_PLUGIN_COMMON                                                                                       \
+  "d=*,base=*,rot=*,scaling=none|linear(factor=2)|linear(factor=3)|linear(factor=8)|linear(factor=0.7),"      \
+  "dtype=fp32|fp16"
+
+constexpr const char* kNormFp32Angle =
+    "rope(layout=interleaved," GGML_PLUGIN_COMMON ",precision=fp32-angle,theta=ggml)";
+constexpr const char* kNeoxFp32Angle = "rope(layout=half," GGML_PLUGIN_COMMON ",precision=fp32-angle,theta=ggml)";
+constexpr const char* kNormExact = "rope(layout=interleaved," GGML_PLUGIN_COMMON ",precision=exact-angle)";
+constexpr const char* kNeoxExact = "rope(layout=half," GGML_PLUGIN_COMMON ",precision=exact-angle)";
+
+pec_status say(pec_status status, char* error, size_t error_size, const char* format, ...) {
+  if (error != nullptr && error_size > 0) {
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(error, error_size, format, args);
+    va_end(args);
+  }
+  return status;
+}
+
+// ggml's CPU threads for one call. 1 by default, so that a report rebuilds bit for bit;
+// PECONFORM_GGML_THREADS=N runs ggml's own thread pool with N threads (llama.cpp's way).
+int ggml_threads() {
+  static const int threads = [] {
+    const char* text = std::getenv("PECONFORM_GGML_THREADS");
+    const int n = text != nullptr ? std::atoi(text) : 1;
+    return n >= 1 && n <= 256 ? n : 1;
+  }();
+  return threads;
+}
+
+bool is_dtype(const DLDataType& t, uint8_t code, uint8_t bits) { return t.code == code && t.bits == bits && t.lanes == 1; }
+
+// Whether `t` is [batch, seq, heads, d] row-major without padding (NULL strides mean that too).
+bool contiguous(const DLTensor& t) {
+  if (t.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int a = t.ndim - 1; a >= 0; --a) {
+    if (t.shape[a] != 1 && t.strides[a] != expected) return false;
+    expected *= t.shape[a];
+  }
+  return true;
+}
+
+struct Claim {
+  int mode;             // GGML_ROPE_TYPE_NORMAL (0) or GGML_ROPE_TYPE_NEOX
+  int32_t layout;       // the pec_layout that mode is
+  int32_t precision;    // the class this kernel's declaration claims
+};
+
+pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_t error_size) {
+  const pec_spec& spec = *call->spec;
+  // What the patterns admit, checked again so that a call outside them is refused, never run.
+  if (spec.family != PEC_ROPE) return say(PEC_REFUSED, error, error_size, "ggml_rope_ext serves rope only");
+  if (spec.layout != claim.layout)
+    return say(PEC_REFUSED, error, error_size, "this kernel is ggml mode %d, which is layout %d, not %d", claim.mode,
+               claim.layout, spec.layout);
+  if (spec.rot_last) return say(PEC_REFUSED, error, error_size, "ggml_rope_ext rotates the first n_dims dims (rot_at=first)");
+  if (spec.sign != 1) return say(PEC_REFUSED, error, error_size, "ggml_rope_ext rotates by +angle only (sign=1)");
+  if (spec.amp != 1.0) return say(PEC_REFUSED, error, error_size, "this adapter passes attn_factor = 1 (amp=1) only");
+  if (spec.precision != claim.precision)
+    return say(PEC_REFUSED, error, error_size, "this kernel claims precision class %d, not %d", claim.precision, spec.precision);
+  if (spec.precision == PEC_FP32_ANGLE && spec.theta != PEC_THETA_GGML)
+    return say(PEC_REFUSED, error, error_size, "ggml forms theta by its running product (theta=ggml), not recipe %d", spec.theta);
+  if (spec.scaling.kind != PEC_PLAN_NONE && spec.scaling.kind != PEC_PLAN_LINEAR)
+    return say(PEC_REFUSED, error, error_size, "this adapter serves scaling none and linear only, not plan %d", spec.scaling.kind);
+  if (spec.rot < 2 || spec.rot % 2 != 0 || spec.rot > spec.d)
+    return say(PEC_REFUSED, error, error_size, "ggml needs an even n_dims in [2, d]; rot is %d of d = %d", spec.rot, spec.d);
+  ggml_type type;
+  if (is_dtype(spec.dtype, kDLFloat, 32))
+    type = GGML_TYPE_F32;
+  else if (is_dtype(spec.dtype, kDLFloat, 16))
+    type = GGML_TYPE_F16;
+  else
+    return say(PEC_REFUSED, error, error_size, "ggml's CPU rope takes F32 and F16 only");
+  const float freq_base = static_cast<float>(spec.base);
+  const float freq_scale =
+      spec.scaling.kind == PEC_PLAN_LINEAR ? 1.0f / static_cast<float>(spec.scaling.factor) : 1.0f;
+  if (!(freq_base > 0.0f) || !std::isfinite(freq_base) || !(freq_scale > 0.0f) || !std::isfinite(freq_scale))
+    return say(PEC_REFUSED, error, error_size, "base %g or factor %g is not a positive float32", spec.base, spec.scaling.factor);
+
+  // The tensors: operand_count [batch, seq, heads, d] pairs, contiguous, of the spec's dtype.
+  if (call->operand_count < 1 || call->operand_count > 2 || call->inputs == nullptr || call->outputs == nullptr ||
+      call->ids == nullptr)
+    return say(PEC_REFUSED, error, error_size, "expected 1 or 2 rotary operands and their ids");
+  const DLTensor& ids = *call->ids;
+  if (!is_dtype(ids.dtype, kDLInt, 32)) return say(PEC_REFUSED, error, error_size, "ggml's rope positions are int32");
+  if (ids.ndim != 3 || ids.shape[0] != 1 || !contiguous(ids))
+    return say(PEC_REFUSED, error, error_size, "expected contiguous [1, batch, seq] ids");
+  const int64_t batch = ids.shape[1], seq = ids.shape[2];
+  for (int o = 0; o < call->operand_count; ++o) {
+    for (const DLTensor* t : {&call->inputs[o], &call->outputs[o]}) {
+      if (t->device.device_type != kDLCPU || t->ndim != 4 || !is_dtype(t->dtype, spec.dtype.code, spec.dtype.bits))
+        return say(PEC_REFUSED, error, error_size, "operand %d: expected a CPU [batch, seq, heads, d] tensor of the spec's dtype", o);
+      if (t->shape[0] != batch || t->shape[1] != seq || t->shape[3] != spec.d)
+        return say(PEC_REFUSED, error, error_size, "operand %d: shape does not match the ids and d", o);
+      if (!contiguous(*t)) return say(PEC_REFUSED, error, error_size, "ggml's rope writes a contiguous result; strided calls are not taken");
+    }
+    if (call->inputs[o].shape[2] != call->outputs[o].shape[2])
+      return say(PEC_REFUSED, error, error_size, "operand %d: input and output head counts differ", o);
+  }
+  if (batch == 0 || seq == 0) return PEC_OK;
+
+  // ggml's positions: one int32 per token of the batch row (ggml_rope_ext's b has ne[0] = seq,
+  // shared by every head; it has no per-row positions, so each batch row is its own rope node).
+  std::vector<int32_t> positions(static_cast<size_t>(batch * seq));
+  const int32_t* id_data = reinterpret_cast<const int32_t*>(static_cast<const char*>(ids.data) + ids.byte_offset);
+  for (size_t k = 0; k < positions.size(); ++k) {
+    const int64_t p = static_cast<int64_t>(id_data[k]) + call->id_offset;
+    if (p < std::numeric_limits<int32_t>::min() || p > std::numeric_limits<int32_t>::max())
+      return say(PEC_REFUSED, error, error_size, "position %lld does not fit ggml's int32 positions", static_cast<long long>(p));
+    positions[k] = static_cast<int32_t>(p);
+  }
+
+  const int nodes = static_cast<int>(batch) * call->operand_count;
+  const size_t graph_size = static_cast<size_t>(nodes) * 4 + 16;
+  ggml_init_params params{};
+  params.mem_size = ggml_tensor_overhead() * (static_cast<size_t>(nodes) * 4 + 8) + ggml_graph_overhead_custom(graph_size, false);
+  params.mem_buffer = nullptr;
+  params.no_alloc = true;  // every tensor's data is peconform's buffer or `positions`
+  ggml_context* ctx = ggml_init(params);
+  if (ctx == nullptr) return say(PEC_FAILED, error, error_size, "ggml_init failed");
+  ggml_cgraph* graph = ggml_new_graph_custom(ctx, graph_size, false);
+
+  const size_t element = ggml_type_size(type);
+  for (int o = 0; o < call->operand_count; ++o) {
+    const DLTensor& in = call->inputs[o];
+    const DLTensor& out = call->outputs[o];
+    const int64_t heads = in.shape[2];
+    const size_t row_bytes = static_cast<size_t>(seq * heads * spec.d) * element;
+    char* in_data = static_cast<char*>(in.data) + in.byte_offset;
+    char* out_data = static_cast<char*>(out.data) + out.byte_offset;
+    for (int64_t b = 0; b < batch; ++b) {
+      // [batch, seq, heads, d] row-major is ggml's [ne0 = d, ne1 = heads, ne2 = seq] per row.
+      ggml_tensor* x = ggml_new_tensor_3d(ctx, type, spec.d, heads, seq);
+      x->data = in_data + static_cast<size_t>(b) * row_bytes;
+      ggml_tensor* pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, seq);
+      pos->data = positions.data() + b * seq;
+      ggml_tensor* y;
+      if (call->in_place) {
+        y = ggml_rope_ext_inplace(ctx, x, pos, nullptr, spec.rot, claim.mode, /*n_ctx_orig=*/0, freq_base, freq_scale,
+                                  /*ext_factor=*/0.0f, /*attn_factor=*/1.0f, /*beta_fast=*/32.0f, /*beta_slow=*/0.0f);
+      } else {
+        y = ggml_rope_ext(ctx, x, pos, nullptr, spec.rot, claim.mode, /*n_ctx_orig=*/0, freq_base, freq_scale,
+                          /*ext_factor=*/0.0f, /*attn_factor=*/1.0f, /*beta_fast=*/32.0f, /*beta_slow=*/0.0f);
+        y->data = out_data + static_cast<size_t>(b) * row_bytes;
+      }
+      ggml_build_forward_expand(graph, y);
+    }
+  }
+
+  ggml_cplan plan = ggml_graph_plan(graph, ggml_threads(), nullptr);
+  std::vector<uint8_t> work(plan.work_size);
+  plan.work_data = work.empty() ? nullptr : work.data();
+  const ggml_status status = ggml_graph_compute(graph, &plan);
+  ggml_free(ctx);
+  if (status != GGML_STATUS_SUCCESS) return say(PEC_FAILED, error, error_size, "ggml_graph_compute returned %d", static_cast<int>(status));
+  return PEC_OK;
+}
+
+constexpr Claim kNormFp32{GGML_ROPE_TYPE_NORMAL, PEC_LAYOUT_INTERLEAVED, PEC_FP32_ANGLE};
+constexpr Claim kNeoxFp32{GGML_ROPE_TYPE_NEOX, PEC_LAYOUT_HALF, PEC_FP32_ANGLE};
+constexpr Claim kNormExactClaim{GGML_ROPE_TYPE_NORMAL, PEC_LAYOUT_INTERLEAVED, PEC_EXACT_ANGLE};
+constexpr Claim kNeoxExactClaim{GGML_ROPE_TYPE_NEOX, PEC_LAYOUT_HALF, PEC_EXACT_ANGLE};
+
+pec_status norm_fp32(const pec_call* c, char* e, size_t n) { return run_rope(kNormFp32, c, e, n); }
+pec_status neox_fp32(const pec_call* c, char* e, size_t n) { return run_rope(kNeoxFp32, c, e, n); }
+pec_status norm_exact(const pec_call* c, char* e, size_t n) { return run_rope(kNormExactClaim, c, e, n); }
+pec_status neox_exact(const pec_call* c, char* e, size_t n) { return run_rope(kNeoxExactClaim, c, e, n); }
+
+#ifndef PEC_GGML_COMMIT
+#define PEC_GGML_COMMIT "unknown"
+#endif
+// The report names the library: ggml and the commit it was built from (CMakeLists.txt).
+constexpr const char* kLibraryName = "ggml-" PEC_GGML_COMMIT;
+
+constexpr uint32_t kTakes = PEC_TAKES_OUT_OF_PLACE | PEC_TAKES_IN_PLACE | PEC_TAKES_IDS32 | PEC_TAKES_KEY_OPERAND;
+
+const pec_kernel kKernels[] = {
+    {"ggml-rope-norm", kNormFp32Angle, kDLCPU, kTakes, 0, norm_fp32},
+    {"ggml-rope-neox", kNeoxFp32Angle, kDLCPU, kTakes, 0, neox_fp32},
+    {"ggml-rope-norm-exact", kNormExact, kDLCPU, kTakes, 0, norm_exact},
+    {"ggml-rope-neox-exact", kNeoxExact, kDLCPU, kTakes, 0, neox_exact},
+};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const pec_plugin* peconform_plugin_v1(void) {
+  static const pec_plugin plugin = [] {
+    ggml_cpu_init();  // ggml's fp16 tables and timers, once, before any graph
+    return pec_plugin{PECONFORM_ABI_VERSION, kLibraryName, static_cast<int32_t>(sizeof(kKernels) / sizeof(kKernels[0])), kKernels};
+  }();
+  return &plugin;
+}
