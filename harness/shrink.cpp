@@ -15,12 +15,23 @@ std::string failure_kind(const CaseOutcome& outcome) {
   return outcome.verdict.first_failure ? outcome.verdict.first_failure->kind : "";
 }
 
+// Where to narrow a failure that names no element: the query operand's last batch row, token
+// and head, whose offsets are the largest (an index that overflows does so there first).
+ElementFailure last_element(const CaseDescription& c) {
+  ElementFailure last;
+  last.operand = "q";
+  last.at = {c.batch - 1, c.seq - 1, c.heads - 1, 0};
+  return last;
+}
+
 // The failing element's coordinates in the original case's index space: its batch row, token
-// (or table row, or query) and head, and its operand where the call has two.
+// (or table row, or query) and head, and its operand where the call has two. A sentinel found
+// in a guard names no element; a write past the end shows at the last one, so the last element
+// is tried (kept only if the narrowed case still fails the same way).
 Selection selection_of(const CaseDescription& c, const ElementFailure& failure) {
+  if (failure.at[0] < 0) return selection_of(c, last_element(c));
   Selection s = c.select;
   const std::int64_t batch = failure.at[0], row = failure.at[1], head = failure.at[2];
-  if (batch < 0) return s;  // out of bounds: no element to narrow to
   const Family family = c.spec.family;
   if (!s.token) s.token = row;
   if (is_rotary(family) || family == Family::learned) {
@@ -31,15 +42,6 @@ Selection selection_of(const CaseDescription& c, const ElementFailure& failure) 
     if (!s.operand && c.kv_heads > 0) s.operand = failure.operand == "k" ? 1 : 0;
   }
   return s;
-}
-
-// Where to narrow a failure that names no element: the query operand's last batch row, token
-// and head, whose offsets are the largest (an index that overflows does so there first).
-ElementFailure last_element(const CaseDescription& c) {
-  ElementFailure last;
-  last.operand = "q";
-  last.at = {c.batch - 1, c.seq - 1, c.heads - 1, 0};
-  return last;
 }
 
 // Whether `c` fails with `kind` on every one of kShrunkReplays runs; `passed` is the run that

@@ -195,12 +195,17 @@ void run(const RunOptions& o) {
     fmt::print(stderr, "time: {:.2f} s drawing cases, {:.2f} s in the kernel, {:.2f} s verifying ({:.3g} verified elements/s), "
                "{:.2f} s wall\n", i.draw_seconds, i.kernel_seconds, i.verify_seconds, i.verified_elements_per_second, i.wall_seconds);
   }
-  const std::string summary =
-      fmt::format("{}{}: {} elements in {} cases, {} failures, {} of {} properties passed; reports in {}/",
-                  result.conformant() ? "conformant" : "NON-CONFORMANT", result.info.partial ? " (partial: " + result.info.partial_reason + ")" : "",
-                  result.total_elements(), result.info.cases_run + result.info.regressions_replayed, result.failures.size(),
-                  std::count_if(result.properties.begin(), result.properties.end(), [](const auto& p) { return p.passed; }),
-                  result.properties.size(), o.out);
+  // A plugin's kernels have no point evaluator for the property catalog to run on.
+  const std::string properties =
+      options.plugin && !o.no_properties
+          ? "properties not run (plugins have no point evaluator)"
+          : fmt::format("{} of {} properties passed",
+                        std::count_if(result.properties.begin(), result.properties.end(), [](const auto& p) { return p.passed; }),
+                        result.properties.size());
+  const std::string summary = fmt::format(
+      "{}{}: {} elements in {} cases, {} failures, {}; reports in {}/", result.conformant() ? "conformant" : "NON-CONFORMANT",
+      result.info.partial ? " (partial: " + result.info.partial_reason + ")" : "", result.total_elements(),
+      result.info.cases_run + result.info.regressions_replayed, result.failures.size(), properties, o.out);
   if (!result.conformant()) throw CheckFailed(summary);
   fmt::print(stderr, "{}\n", summary);
 }
