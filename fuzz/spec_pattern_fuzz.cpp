@@ -1,10 +1,11 @@
 // The spec patterns of a plugin's kernel declaration (pec_kernel.spec_patterns), the one part
 // of a declaration that is text: SpecPattern::parse_list on arbitrary text. For a list it
-// accepts, each pattern's dtypes and classes are read, and each is narrowed from a drawn spec
-// of its family under a few choices; every spec a pattern makes must be one it admits, and
-// round-trip like any spec.
+// accepts, each pattern's dtypes and classes are read, and each is narrowed, under a few
+// choices, from a drawn spec of its family given a dtype and class of the pattern's, as the
+// campaign's cells give them; every spec a pattern makes must be one it admits, and round-trip
+// like any spec.
 // fuzz-sources: spec/spec_pattern.cpp
-#include <array>
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -46,15 +47,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<Dtype> dtypes{Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
   const std::vector<PrecisionClass> classes{PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
   for (const SpecPattern& pattern : patterns) {
+    std::vector<Dtype> allowed_dtypes;
+    std::vector<PrecisionClass> allowed_classes;
     try {
-      pattern.dtypes(dtypes);
-      pattern.precisions(classes);
+      allowed_dtypes = pattern.dtypes(dtypes);
+      allowed_classes = pattern.precisions(classes);
     } catch (const SpecError&) {
       continue;  // a dtype or class no spec has: the declaration is refused
     }
-    const std::optional<Spec> drawn = drawn_spec_of(pattern.family());
+    if (allowed_dtypes.empty() || allowed_classes.empty()) continue;  // refused as well
+    std::optional<Spec> drawn = drawn_spec_of(pattern.family());
     fuzz::require(drawn.has_value(), "every family has a drawn spec", pattern.text());
+    // Only a family with the key has a dtype or class of its own (T5 and Shaw have neither).
+    const std::vector<std::string_view> keys = spec_keys(pattern.family());
+    const auto has_key = [&](std::string_view key) { return std::find(keys.begin(), keys.end(), key) != keys.end(); };
     for (std::uint64_t pick = 0; pick < 3; ++pick) {
+      if (has_key("dtype")) drawn->dtype = allowed_dtypes[pick % allowed_dtypes.size()];
+      if (has_key("precision")) drawn->precision = allowed_classes[pick % allowed_classes.size()];
+      if (drawn->precision != PrecisionClass::fp32_angle) {  // the recipes belong to fp32-angle alone
+        drawn->theta = ThetaRecipe::exact;
+        drawn->slopes = SlopeRecipe::exact;
+      }
       std::optional<Spec> made;
       try {
         made = pattern.narrow(*drawn, [pick](std::uint64_t count) { return pick % count; });

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "backends/plugin/dl_dtype.hpp"
+
 namespace peconform::plugin {
 namespace {
 
@@ -42,16 +44,6 @@ pec_plan flat_plan(const FrequencyPlan& plan) {
 }
 
 }  // namespace
-
-DLDataType dl_dtype(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::fp64: return {kDLFloat, 64, 1};
-    case Dtype::fp32: return {kDLFloat, 32, 1};
-    case Dtype::fp16: return {kDLFloat, 16, 1};
-    case Dtype::bf16: return {kDLBfloat, 16, 1};
-  }
-  return {kDLFloat, 32, 1};
-}
 
 AbiSpec::AbiSpec(const Spec& spec)
     : text_(spec.canonical()),

@@ -25,6 +25,4 @@ class AbiSpec {
   pec_spec flat_{};
 };
 
-DLDataType dl_dtype(Dtype dtype);
-
 }  // namespace peconform::plugin

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "backends/plugin/abi_spec.hpp"
+#include "backends/plugin/dl_dtype.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::plugin {
@@ -17,17 +18,6 @@ struct TensorView {
   std::array<std::int64_t, 4> shape{}, strides{};
   DLTensor tensor{};
 };
-
-DLDataType dl_type(ElementType type) {
-  switch (type) {
-    case ElementType::fp64: return {kDLFloat, 64, 1};
-    case ElementType::fp32: return {kDLFloat, 32, 1};
-    case ElementType::fp16: return {kDLFloat, 16, 1};
-    case ElementType::bf16: return {kDLBfloat, 16, 1};
-    case ElementType::int32: return {kDLInt, 32, 1};
-  }
-  return {kDLFloat, 32, 1};
-}
 
 // The axes of a buffer each family shows the kernel (kernel_abi.h, pec_call): a rotary operand
 // is [batch, seq, heads, d]; a learned table [rows, d] and its output [batch, seq, d]; a table
@@ -43,7 +33,8 @@ std::vector<int> shown_axes(Family family, bool learned_table) {
   }
 }
 
-void view_of(TensorView& view, Buffer& buffer, const std::vector<int>& axes) {
+// A buffer holds the spec's dtype, or int32 indices (T5, Shaw).
+void view_of(TensorView& view, Buffer& buffer, Dtype dtype, const std::vector<int>& axes) {
   for (std::size_t a = 0; a < axes.size(); ++a) {
     view.shape[a] = buffer.shape[static_cast<std::size_t>(axes[a])];
     view.strides[a] = buffer.stride[static_cast<std::size_t>(axes[a])];
@@ -51,7 +42,7 @@ void view_of(TensorView& view, Buffer& buffer, const std::vector<int>& axes) {
   view.tensor.data = buffer.data();
   view.tensor.device = {kDLCPU, 0};
   view.tensor.ndim = static_cast<int>(axes.size());
-  view.tensor.dtype = dl_type(buffer.type);
+  view.tensor.dtype = buffer.type == ElementType::int32 ? DLDataType{kDLInt, 32, 1} : dl_dtype(dtype);
   view.tensor.shape = view.shape.data();
   view.tensor.strides = view.strides.data();
   view.tensor.byte_offset = 0;
@@ -88,8 +79,8 @@ class PluginTensorBackend final : public TensorBackend {
     const std::size_t operands = call.outputs.size();
     std::vector<TensorView> inputs(call.inputs.size()), outputs(operands);
     for (std::size_t o = 0; o < call.inputs.size(); ++o)
-      view_of(inputs[o], call.in_place ? call.outputs[o] : call.inputs[o], shown_axes(family, true));
-    for (std::size_t o = 0; o < operands; ++o) view_of(outputs[o], call.outputs[o], shown_axes(family, false));
+      view_of(inputs[o], call.in_place ? call.outputs[o] : call.inputs[o], call.spec.dtype, shown_axes(family, true));
+    for (std::size_t o = 0; o < operands; ++o) view_of(outputs[o], call.outputs[o], call.spec.dtype, shown_axes(family, false));
     std::vector<DLTensor> input_tensors, output_tensors;
     for (const TensorView& view : inputs) input_tensors.push_back(view.tensor);
     for (const TensorView& view : outputs) output_tensors.push_back(view.tensor);

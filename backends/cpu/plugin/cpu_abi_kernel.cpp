@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backends/cpu/index_kernels.hpp"
+#include "backends/plugin/dl_dtype.hpp"
 #include "backends/cpu/rotary_kernels.hpp"
 #include "backends/cpu/storage.hpp"
 #include "backends/cpu/table_kernels.hpp"
@@ -65,18 +66,8 @@ PositionIds ids_of(const pec_call& call) {
           call.id_offset};
 }
 
-DLDataType dtype_of(Dtype dtype) {
-  switch (dtype) {
-    case Dtype::fp64: return {kDLFloat, 64, 1};
-    case Dtype::fp32: return {kDLFloat, 32, 1};
-    case Dtype::fp16: return {kDLFloat, 16, 1};
-    case Dtype::bf16: return {kDLBfloat, 16, 1};
-  }
-  return {kDLFloat, 32, 1};
-}
-
 template <class T> void run_typed(const pec_call& call, const Spec& spec) {
-  const DLDataType type = dtype_of(spec.dtype);
+  const DLDataType type = plugin::dl_dtype(spec.dtype);
   switch (spec.family) {
     case Family::rope:
     case Family::xpos:
