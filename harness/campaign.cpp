@@ -117,13 +117,22 @@ class Run {
     }
     if (cells.empty())
       throw SpecError("the filters (--spec, --family, --dtype, --precision) leave no case any of the plugin's kernels serves");
+    // Every case of the shard is drawn before any runs: a kernel's pattern that cannot make one
+    // is bad input, found before the campaign has run anything, not after an hour of it.
     const std::uint64_t total = options_.cases.value_or(options_.profile.cases);
-    for (std::uint64_t k = 0; k < total; ++k)
-      if (mine(k)) ++result_.info.cases_planned;
+    std::vector<std::pair<std::uint64_t, CaseDescription>> drawn;
     for (std::uint64_t k = 0; k < total; ++k) {
       if (!mine(k)) continue;
+      try {
+        drawn.emplace_back(k, draw_case(options_.seed, k, cells, options_.filters, options_.profile, capabilities));
+      } catch (const SpecError& error) {
+        throw SpecError(fmt::format("case {} of kernel '{}' cannot be drawn: {}", k + 1,
+                                    kernels_[cells[k % cells.size()].kernel]->name(), error.what()));
+      }
+    }
+    result_.info.cases_planned += drawn.size();
+    for (const auto& [k, description] : drawn) {
       if (!going_on()) return;
-      const CaseDescription description = draw_case(options_.seed, k, cells, options_.filters, options_.profile, capabilities);
       const TensorBackend& kernel = *kernels_[cells[k % cells.size()].kernel];
       // Random cases are numbered from 1: 0 is the saved regressions.
       record(description, run_case(description, kernel), k + 1, options_.save_regressions, kernel);

@@ -19,7 +19,8 @@ extern char** environ;
 namespace peconform::harness {
 namespace {
 
-enum Reply : std::uint64_t { kDone = 0, kRefused = 1, kThrew = 2 };
+// kInputModified: the kernel wrote into its inputs or ids, which only the worker's copy shows.
+enum Reply : std::uint64_t { kDone = 0, kRefused = 1, kThrew = 2, kInputModified = 3 };
 
 class IsolatedBackend final : public TensorBackend {
  public:
@@ -50,6 +51,7 @@ class IsolatedBackend final : public TensorBackend {
       throw KernelFailure("crash", fmt::format("the kernel's process ended: {}", stop(false)));
     }
     if (reply == kRefused) throw SpecError(message);
+    if (reply == kInputModified) throw KernelFailure("input-modified", message);
     if (reply != kDone) throw std::runtime_error(message);
   }
 
@@ -132,6 +134,7 @@ int serve_worker(const TensorBackend& backend) {
     } catch (const PipeClosed&) {
       return 0;  // the campaign closed the pipe: done
     }
+    const std::uint64_t before = input_fingerprint(call);
     try {
       backend.run(call);
     } catch (const SpecError& refused) {
@@ -141,6 +144,11 @@ int serve_worker(const TensorBackend& backend) {
     } catch (const std::exception& error) {
       write_word(STDOUT_FILENO, kThrew);
       write_text(STDOUT_FILENO, error.what());
+      continue;
+    }
+    if (input_fingerprint(call) != before) {
+      write_word(STDOUT_FILENO, kInputModified);
+      write_text(STDOUT_FILENO, "the kernel wrote into its input buffers or its position ids");
       continue;
     }
     write_word(STDOUT_FILENO, kDone);

@@ -92,7 +92,8 @@ Shrunk shrink_case(const CaseDescription& failing, const CaseOutcome& outcome, c
   }
   attempt([](CaseDescription& c) { c.pad = 0; });
   attempt([](CaseDescription& c) { c.order = "bshd"; });
-  attempt([](CaseDescription& c) { c.in_place = false; });
+  // Only to calls the kernel takes: a plugin's kernel may take in-place calls alone.
+  if (backend.capabilities().takes.out_of_place) attempt([](CaseDescription& c) { c.in_place = false; });
 
   // Report the smallest case that fails every replay, or the drawn case if none does.
   std::size_t step = kept.size() - 1;

@@ -138,7 +138,9 @@ std::vector<std::unique_ptr<TensorBackend>> campaign_kernels(const RunOptions& o
   }
   const std::shared_ptr<const plugin::PluginLibrary> library = plugin::PluginLibrary::load(o.plugin);
   source = harness::PluginSource{o.plugin, library->name()};
-  std::vector<std::string> chosen = o.kernels;
+  std::vector<std::string> chosen;
+  for (const std::string& name : o.kernels)
+    if (std::find(chosen.begin(), chosen.end(), name) == chosen.end()) chosen.push_back(name);
   if (chosen.empty())
     for (const plugin::KernelDeclaration& kernel : library->kernels()) chosen.push_back(kernel.name);
   if (chosen.empty()) throw SpecError(fmt::format("plugin '{}' declares no kernel", o.plugin));

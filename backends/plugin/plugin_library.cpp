@@ -1,6 +1,8 @@
 #include "backends/plugin/plugin_library.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -24,8 +26,9 @@ std::string declared_text(const char* text, const std::string& what) {
 }
 
 // Names become folder names (the regression corpus) and command-line arguments.
+constexpr std::size_t kLongestName = 128;
 bool is_plain_name(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && std::all_of(name.begin(), name.end(), [](char c) {
+  return !name.empty() && name.size() <= kLongestName && name != "." && name != ".." && std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
   });
 }
@@ -101,7 +104,7 @@ std::shared_ptr<const PluginLibrary> PluginLibrary::load(const std::string& path
                                 declaration->abi_version, PECONFORM_ABI_VERSION));
   library->name_ = declared_text(declaration->library_name, fmt::format("plugin '{}': library_name", path));
   if (!is_plain_name(library->name_))
-    throw SpecError(fmt::format("plugin '{}': library_name '{}' must be letters, digits, '_', '-' and '.'", path, library->name_));
+    throw SpecError(fmt::format("plugin '{}': library_name '{}' must be 1 to {} letters, digits, '_', '-' and '.'", path, library->name_, kLongestName));
   if (declaration->kernel_count < 0 || declaration->kernel_count > kMostKernels)
     throw SpecError(fmt::format("plugin '{}': kernel_count is {}; expected 0 to {}", path, declaration->kernel_count, kMostKernels));
   if (declaration->kernel_count > 0 && declaration->kernels == nullptr)
@@ -123,7 +126,7 @@ std::shared_ptr<const PluginLibrary> PluginLibrary::load(const std::string& path
     kernel.largest_call_elements = declared.largest_call_elements;
     kernel.run = declared.run;
     if (!is_plain_name(kernel.name))
-      kernel.refusal = fmt::format("kernel name '{}' must be letters, digits, '_', '-' and '.'", kernel.name);
+      kernel.refusal = fmt::format("kernel name '{}' must be 1 to {} letters, digits, '_', '-' and '.'", kernel.name, kLongestName);
     else if (std::any_of(library->kernels_.begin(), library->kernels_.end(), [&](const KernelDeclaration& other) { return other.name == kernel.name; }))
       kernel.refusal = fmt::format("kernel name '{}' is declared twice", kernel.name);
     else

@@ -12,10 +12,11 @@
  * DLPack DLTensors (<dlpack/dlpack.h>, the form PyTorch, JAX, CuPy, TVM and NumPy exchange).
  *
  * peconform owns every buffer. Before a call it fills each output element, and the guard
- * elements around every buffer and the padding between its rows, with sentinel NaNs (int32
- * outputs: sentinel integers); after it, an element the kernel left unwritten, a sentinel that
- * leaked into the output, a changed input or a write out of bounds is a failure like a wrong
- * value. A kernel must not keep any pointer after it returns.
+ * elements around every input and output tensor and the padding between its rows, with
+ * sentinel NaNs (int32 outputs: sentinel integers); after it, an element the kernel left
+ * unwritten, a sentinel that leaked into the output, a changed input or id or a write out of
+ * bounds is a failure like a wrong value. The ids have no guards. A kernel must not keep any
+ * pointer after it returns.
  *
  * Every field is documented where it is declared. README.md, "Check your own kernel", has the
  * smallest correct plugin (about twenty lines). */
@@ -37,8 +38,9 @@ extern "C" {
 /* What a kernel returns. */
 typedef enum pec_status {
   PEC_OK = 0,      /* outputs written */
-  PEC_REFUSED = 1, /* the kernel does not take this call (a shape or spec it does not serve);
-                      reported as a refusal with the kernel's message, never as a crash */
+  PEC_REFUSED = 1, /* the kernel does not take this call (a shape or spec it does not serve):
+                      the case fails as `refused`, with the kernel's message, never as a crash;
+                      declare the specs and calls the kernel takes so that it is not drawn */
   PEC_FAILED = 2   /* the kernel could not run (out of memory, a device error): an error verdict */
 } pec_status;
 
@@ -136,7 +138,8 @@ typedef struct pec_spec {
   int64_t offset;        /* sinusoidal: added to every position */
   int64_t rows;          /* learned: table length */
   double scale_base;     /* xpos: the 512 of zeta^(n/512) */
-  int32_t key_role;      /* xpos: 1 for role=key (zeta^(-n/scale_base)), 0 for query */
+  int32_t key_role;      /* xpos: 1 for role=key (zeta^(-n/scale_base)), 0 for query; the role is
+                            the spec's, so it applies to every operand of the call alike */
   int32_t sections[3];   /* mrope: frequency counts for t, h, w */
   int32_t section_count; /* mrope: how many of sections[] are used */
   int32_t sections_interleaved; /* mrope: 1 for Qwen3-VL's interleaved sections */
@@ -174,7 +177,10 @@ typedef struct pec_call {
                               NULL for kDLCPU */
 } pec_call;
 
-/* The calls a kernel takes (pec_kernel.takes, a bit set). The campaign draws only these. */
+/* The calls a kernel takes (pec_kernel.takes, a bit set). The campaign draws and shrinks to
+ * these alone. Every kernel names at least one of IN_PLACE and OUT_OF_PLACE and one of IDS32
+ * and IDS64, whatever its families; the place and key-operand flags concern rotary calls, the
+ * ids flags rotary and learned calls, STRIDED every tensor. */
 enum {
   PEC_TAKES_OUT_OF_PLACE = 1u << 0,
   PEC_TAKES_IN_PLACE = 1u << 1,
@@ -190,7 +196,8 @@ enum {
 typedef pec_status (*pec_kernel_fn)(const pec_call* call, char* error, size_t error_size);
 
 typedef struct pec_kernel {
-  /* Unique within the library; names the report's backend column and the regression folder. */
+  /* Unique within the library, 1 to 128 of [A-Za-z0-9_.-] (library_name too); names the
+   * report's backend column and the regression folder. */
   const char* name;
   /* The specs the kernel serves: one or more spec patterns separated by ';'. A pattern is spec
    * text (README "Specs") in which a key's value may be a choice `a|b|c` or `*` (the campaign
@@ -203,7 +210,8 @@ typedef struct pec_kernel {
   const char* spec_patterns;
   int32_t device_type;           /* DLDeviceType of its tensors: kDLCPU */
   uint32_t takes;                /* PEC_TAKES_* */
-  int64_t largest_call_elements; /* the most output elements one call may have; 0: no limit */
+  int64_t largest_call_elements; /* the most output elements one call may have; 0: no limit of
+                                    the kernel's own (the campaign's: 2^32) */
   pec_kernel_fn run;
 } pec_kernel;
 

@@ -125,6 +125,19 @@ INSTANTIATE_TEST_SUITE_P(Corpus, MutantPlugins, ::testing::ValuesIn(kMutants), [
   return name;
 });
 
+// A worker process's kernel writes into the worker's copy of the inputs: the worker itself must
+// see the change and say so, or the campaign's own copy would show none.
+TEST(MutantPluginsIsolated, AWriteIntoTheInputIsCaughtInTheWorkerToo) {
+  const ScratchDir dir;
+  const ToolRun caught = run(fmt::format("--kernel input-written --max-failures 1 --profile ci --no-save --no-properties --quiet "
+                                         "--isolate --out {}/isolated",
+                                         dir.path().string()));
+  ASSERT_EQ(caught.exit_code, 1) << caught.output;
+  const nlohmann::json report = nlohmann::json::parse(dir.read("isolated/report.json"));
+  ASSERT_EQ(report.at("failures").size(), 1u);
+  EXPECT_EQ(report.at("failures")[0].at("first_failure").at("kind"), "input-modified");
+}
+
 // Every kernel of the library is a mutant of the table or its twin: a mutant added to the
 // library without a row here would never be run.
 TEST(MutantPluginsLibrary, EveryMutantHasARowAndATwin) {
