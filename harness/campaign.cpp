@@ -1,6 +1,7 @@
 #include "harness/campaign.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <fmt/format.h>
 #include <omp.h>
@@ -245,8 +246,23 @@ std::string replay_command(const std::string& backend, const std::string& case_t
   return fmt::format("peconform run --backend {} --replay '{}'", backend, case_text);
 }
 
+namespace {
+
+// A plugin's path as a shell word: as it is when it is plain, else in single quotes.
+std::string shell_word(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' || c == '-' || c == '+';
+  });
+  if (plain) return text;
+  std::string quoted = "'";
+  for (const char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+}  // namespace
+
 std::string replay_command(const PluginSource& plugin, const std::string& kernel, const std::string& case_text) {
-  return fmt::format("peconform run --plugin {} --kernel {} --replay '{}'", plugin.path, kernel, case_text);
+  return fmt::format("peconform run --plugin {} --kernel {} --replay '{}'", shell_word(plugin.path), kernel, case_text);
 }
 
 CampaignResult run_campaign(const CampaignOptions& options, const TensorBackend& backend, const CampaignProgress& progress,

@@ -73,6 +73,21 @@ TEST(PluginCli, ARefusedCallIsARefusalVerdictWithAReplayLine) {
   EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "corpus" / "declarations" / "served"));
 }
 
+// A replay line is a command to paste: a plugin path with a space in it is quoted.
+TEST(PluginCli, TheReplayLineQuotesAPluginPathThatNeedsIt) {
+  const ScratchDir dir;
+  const std::filesystem::path spaced = dir.path() / "my kernels" / "lib's.so";
+  std::filesystem::create_directories(spaced.parent_path());
+  std::filesystem::copy_file(DECLARATIONS_PLUGIN, spaced);
+  const ToolRun result = run(fmt::format("run --plugin {} --kernel served --cases 1 --no-properties --no-save --quiet --out {}/out",
+                                         shell_quote(spaced.string()), dir.path().string()));
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  const nlohmann::json report = nlohmann::json::parse(dir.read("out/report.json"));
+  ASSERT_EQ(report.at("failures").size(), 1u);
+  const std::string replay = report.at("failures")[0].at("replay");
+  expect_contains(replay, fmt::format("peconform run --plugin {} --kernel served --replay '", shell_quote(spaced.string())));
+}
+
 // The ABI carries every family, dtype, layout, plan and call shape the campaign draws: our CPU
 // kernels through it give, on the same seed, the cells and verdicts `--backend cpu` gives.
 TEST(PluginCli, TheCpuPluginMatchesTheCpuBackendOverTheCiProfile) {
