@@ -110,8 +110,9 @@ bool first_cycle_long_call(std::uint64_t index, const std::vector<CaseCell>& cel
   return position == 0 || share(position) != share(position - 1);
 }
 
-// The huge call is rope's, in a 16-bit dtype (4 GiB), on a backend whose calls may pass 2^31
-// elements (a huge call passes it by less than one token).
+// The huge call is rope's, in a 16-bit dtype (4 GiB), in place, on a backend whose calls may pass
+// 2^31 elements (a huge call passes it by less than one token) and that takes in-place calls
+// (out of place, it would need twice the memory).
 bool takes_huge_call(const CaseCell& cell, const BackendCapabilities& capabilities) {
   return cell.family == Family::rope && (cell.dtype == Dtype::fp16 || cell.dtype == Dtype::bf16) &&
          capabilities.largest_call_elements > kHugeCallElements && capabilities.takes.in_place;
