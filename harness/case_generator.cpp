@@ -296,6 +296,19 @@ std::string pattern_problem(const SpecPattern& pattern, const BackendCapabilitie
   return "";
 }
 
+bool takes_call(const CaseDescription& c, const CallsTaken& takes) {
+  CaseDescription kept = c;
+  keep_to_calls_taken(kept, takes);
+  return kept == c;
+}
+
+std::string backend_problem(const TensorBackend& backend) {
+  const BackendCapabilities capabilities = backend.capabilities();
+  for (const SpecPattern& pattern : capabilities.patterns)
+    if (std::string problem = pattern_problem(pattern, capabilities); !problem.empty()) return problem;
+  return "";
+}
+
 CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, const std::vector<CaseCell>& cells,
                           const CaseFilters& filters, const Profile& profile, std::span<const BackendCapabilities> kernels) {
   const CaseCell& cell = cells[index % cells.size()];

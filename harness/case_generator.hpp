@@ -50,6 +50,12 @@ inline CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t inde
 // Why the campaign cannot draw cases from `pattern` (it makes no valid spec for one of its
 // dtypes and classes), or empty when it can.
 std::string pattern_problem(const SpecPattern& pattern, const BackendCapabilities& capabilities);
+// Whether `c` is a call a kernel that takes `takes` takes (what draw_case draws for it); the
+// shrinker makes no other.
+bool takes_call(const CaseDescription& c, const CallsTaken& takes);
+
+// The first pattern_problem of the backend's patterns, or empty.
+std::string backend_problem(const TensorBackend& backend);
 
 // The cell a case's statistics go to ("int32"/"exact" for the integer families).
 CellKey cell_of(const std::string& backend, const Spec& spec);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/plugin/plugin_library.hpp"
+#include "backends/plugin/plugin_tensor_backend.hpp"
 #include "harness/case_generator.hpp"
 #include "spec/spec_error.hpp"
 #include "tools/commands.hpp"
@@ -22,23 +23,21 @@ std::vector<std::string> calls_taken(std::uint32_t takes) {
   return out;
 }
 
-// Why peconform refuses `kernel`: its declaration, or a pattern the campaign cannot draw from.
-std::string refusal(const plugin::KernelDeclaration& kernel) {
+// Why peconform refuses kernel `index`: its declaration, or a pattern the campaign cannot draw
+// from, checked as `run --plugin` checks it.
+std::string refusal(const std::shared_ptr<const plugin::PluginLibrary>& library, std::size_t index) {
+  const plugin::KernelDeclaration& kernel = library->kernels()[index];
   if (!kernel.served()) return kernel.refusal;
-  BackendCapabilities capabilities;
-  capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
-  capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
-  for (const SpecPattern& pattern : kernel.patterns)
-    if (std::string problem = harness::pattern_problem(pattern, capabilities); !problem.empty()) return problem;
-  return "";
+  return harness::backend_problem(*plugin::make_plugin_tensor_backend(library, index));
 }
 
 void show(const std::string& path, bool json) {
   const std::shared_ptr<const plugin::PluginLibrary> library = plugin::PluginLibrary::load(path);
   nlohmann::json kernels = nlohmann::json::array();
   std::size_t refused = 0;
-  for (const plugin::KernelDeclaration& kernel : library->kernels()) {
-    const std::string why = refusal(kernel);
+  for (std::size_t index = 0; index < library->kernels().size(); ++index) {
+    const plugin::KernelDeclaration& kernel = library->kernels()[index];
+    const std::string why = refusal(library, index);
     refused += why.empty() ? 0 : 1;
     kernels.push_back({{"name", kernel.name},
                        {"spec_patterns", kernel.spec_patterns},

@@ -145,14 +145,13 @@ std::vector<std::unique_ptr<TensorBackend>> campaign_kernels(const RunOptions& o
     for (const plugin::KernelDeclaration& kernel : library->kernels()) chosen.push_back(kernel.name);
   if (chosen.empty()) throw SpecError(fmt::format("plugin '{}' declares no kernel", o.plugin));
   for (const std::string& name : chosen) {
-    const plugin::KernelDeclaration& declared = library->kernel(name);
+    const std::size_t index = library->index_of(name);
+    const plugin::KernelDeclaration& declared = library->kernels()[index];
     if (!declared.served())
       throw SpecError(fmt::format("plugin '{}': kernel '{}' is refused: {}", o.plugin, name, declared.refusal));
-    const auto index = static_cast<std::size_t>(&declared - library->kernels().data());
     std::unique_ptr<TensorBackend> kernel = plugin::make_plugin_tensor_backend(library, index);
-    for (const SpecPattern& pattern : declared.patterns)
-      if (const std::string problem = harness::pattern_problem(pattern, kernel->capabilities()); !problem.empty())
-        throw SpecError(fmt::format("plugin '{}': kernel '{}' is refused: {}", o.plugin, name, problem));
+    if (const std::string problem = harness::backend_problem(*kernel); !problem.empty())
+      throw SpecError(fmt::format("plugin '{}': kernel '{}' is refused: {}", o.plugin, name, problem));
     if (o.isolate)
       kernel = harness::make_isolated_backend(std::move(kernel),
                                               {"/proc/self/exe", "worker", "--plugin", o.plugin, "--kernel", name}, o.case_timeout);

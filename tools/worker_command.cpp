@@ -22,8 +22,7 @@ void add_worker_command(CLI::App& app) {
       served = make_backend(*backend);
     } else {
       const auto library = plugin::PluginLibrary::load(*plugin);
-      const plugin::KernelDeclaration& declared = library->kernel(*kernel);
-      served = plugin::make_plugin_tensor_backend(library, static_cast<std::size_t>(&declared - library->kernels().data()));
+      served = plugin::make_plugin_tensor_backend(library, library->index_of(*kernel));
     }
     std::exit(harness::serve_worker(*served));
   });

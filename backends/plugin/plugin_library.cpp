@@ -140,9 +140,9 @@ PluginLibrary::~PluginLibrary() {
   if (handle_ != nullptr) dlclose(handle_);
 }
 
-const KernelDeclaration& PluginLibrary::kernel(const std::string& name) const {
+std::size_t PluginLibrary::index_of(const std::string& name) const {
   const auto found = std::find_if(kernels_.begin(), kernels_.end(), [&](const KernelDeclaration& k) { return k.name == name; });
-  if (found != kernels_.end()) return *found;
+  if (found != kernels_.end()) return static_cast<std::size_t>(found - kernels_.begin());
   std::vector<std::string> names;
   for (const KernelDeclaration& k : kernels_) names.push_back(k.name);
   throw SpecError(fmt::format("plugin '{}' declares no kernel '{}'; it declares: {}", path_, name,

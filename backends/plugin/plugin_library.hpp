@@ -41,8 +41,9 @@ class PluginLibrary {
   const std::string& path() const { return path_; }
   const std::string& name() const { return name_; }
   const std::vector<KernelDeclaration>& kernels() const { return kernels_; }
-  // The declaration named `kernel`; throws SpecError listing the library's kernels if none is.
-  const KernelDeclaration& kernel(const std::string& kernel) const;
+  // The index in kernels() of the declaration named `kernel`; throws SpecError listing the
+  // library's kernels if none is.
+  std::size_t index_of(const std::string& kernel) const;
 
  private:
   PluginLibrary() = default;

@@ -51,9 +51,9 @@ TEST(PluginLibrary, WhatIsNoPluginIsRefused) {
 
 TEST(PluginLibrary, AKernelIsFoundByNameOrTheKnownOnesAreListed) {
   const auto library = PluginLibrary::load(DECLARATIONS_PLUGIN);
-  EXPECT_EQ(library->kernel("on-a-gpu").device_type, kDLCUDA);
+  EXPECT_EQ(library->kernels().at(library->index_of("on-a-gpu")).device_type, kDLCUDA);
   try {
-    library->kernel("missing");
+    library->index_of("missing");
     ADD_FAILURE();
   } catch (const SpecError& error) {
     expect_contains(error.what(), "declares no kernel 'missing'; it declares: served, unknown-key");
