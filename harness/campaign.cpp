@@ -71,9 +71,8 @@ class Run {
   void replay_regressions() {
     // Every kernel's saved cases, as one list that the shards split.
     std::vector<std::pair<const TensorBackend*, SavedRegression>> saved;
-    const std::filesystem::path root = options_.plugin ? options_.regressions / options_.plugin->library : options_.regressions;
     for (const TensorBackend* kernel : kernels_)
-      for (SavedRegression& regression : load_regressions(root, kernel->name())) saved.emplace_back(kernel, std::move(regression));
+      for (SavedRegression& regression : load_regressions(corpus_root(), kernel->name())) saved.emplace_back(kernel, std::move(regression));
     for (std::size_t r = 0; r < saved.size(); ++r) {
       if (!mine(r)) continue;
       if (!going_on()) return;
@@ -182,6 +181,12 @@ class Run {
     });
   }
 
+  // Where the kernels' saved cases live: <regressions>/<kernel>, or for a plugin's kernels
+  // <regressions>/<library>/<kernel>.
+  std::filesystem::path corpus_root() const {
+    return options_.plugin ? options_.regressions / options_.plugin->library : options_.regressions;
+  }
+
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
   void mark_partial(std::string why) {
@@ -226,8 +231,7 @@ class Run {
     failure.shrink_note = shrunk.note;
     failure.replay_command = options_.plugin ? replay_command(*options_.plugin, kernel.name(), failure.case_text)
                                              : replay_command(kernel.name(), failure.case_text);
-    const std::filesystem::path root = options_.plugin ? options_.regressions / options_.plugin->library : options_.regressions;
-    if (save) failure.regression_file = save_regression(root, kernel.name(), failure).string();
+    if (save) failure.regression_file = save_regression(corpus_root(), kernel.name(), failure).string();
     if (progress_.failed) progress_.failed(failure);
     result_.failures.push_back(std::move(failure));
   }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "harness/case_generator.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::harness {
@@ -66,10 +67,12 @@ Shrunk shrink_case(const CaseDescription& failing, const CaseOutcome& outcome, c
     return {failing, outcome, false, "not shrunk or replayed: every run of a hanging kernel costs the whole case timeout"};
   // The cases kept, from the drawn one to the smallest.
   std::vector<Shrunk> kept{{failing, outcome, false, ""}};
+  const CallsTaken takes = backend.capabilities().takes;
+  // Only to calls the kernel takes: a plugin's kernel may take in-place calls alone, say.
   auto attempt = [&](const std::function<void(CaseDescription&)>& change) {
     CaseDescription candidate = kept.back().description;
     change(candidate);
-    if (candidate == kept.back().description) return;
+    if (candidate == kept.back().description || !takes_call(candidate, takes)) return;
     CaseOutcome result;
     try {
       result = run_case(candidate, backend);
@@ -92,8 +95,7 @@ Shrunk shrink_case(const CaseDescription& failing, const CaseOutcome& outcome, c
   }
   attempt([](CaseDescription& c) { c.pad = 0; });
   attempt([](CaseDescription& c) { c.order = "bshd"; });
-  // Only to calls the kernel takes: a plugin's kernel may take in-place calls alone.
-  if (backend.capabilities().takes.out_of_place) attempt([](CaseDescription& c) { c.in_place = false; });
+  attempt([](CaseDescription& c) { c.in_place = false; });
 
   // Report the smallest case that fails every replay, or the drawn case if none does.
   std::size_t step = kept.size() - 1;
