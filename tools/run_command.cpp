@@ -31,6 +31,7 @@ extern "C" void on_interrupt(int) {
 
 struct RunOptions {
   std::string backend = "cpu";
+  std::optional<int> device;
   std::string plugin;
   std::vector<std::string> kernels;
   std::string profile = "ci";
@@ -128,12 +129,15 @@ std::string filters_text(const RunOptions& o) {
 // it cannot draw from, is an error naming why, never a kernel silently left out.
 std::vector<std::unique_ptr<TensorBackend>> campaign_kernels(const RunOptions& o, std::optional<harness::PluginSource>& source) {
   std::vector<std::unique_ptr<TensorBackend>> kernels;
+  if (o.device && !o.plugin.empty()) throw SpecError("--device picks the device of --backend opencl, not of a plugin's kernels");
   if (o.plugin.empty()) {
     if (!o.kernels.empty()) throw SpecError("--kernel names a kernel of a plugin; give the plugin with --plugin");
-    kernels.push_back(make_backend(o.backend));
-    if (o.isolate)
-      kernels.back() = harness::make_isolated_backend(std::move(kernels.back()), {"/proc/self/exe", "worker", "--backend", o.backend},
-                                                      o.case_timeout);
+    kernels.push_back(make_backend(o.backend, o.device));
+    if (o.isolate) {
+      std::vector<std::string> worker{"/proc/self/exe", "worker", "--backend", o.backend};
+      if (o.device) worker.insert(worker.end(), {"--device", std::to_string(*o.device)});
+      kernels.back() = harness::make_isolated_backend(std::move(kernels.back()), worker, o.case_timeout);
+    }
     return kernels;
   }
   const std::shared_ptr<const plugin::PluginLibrary> library = plugin::PluginLibrary::load(o.plugin);
@@ -217,7 +221,11 @@ void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* command = app.add_subcommand("run", "Run the conformance campaign on a backend and write its reports");
   CLI::Option* backend =
-      command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers)")->capture_default_str();
+      command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers), opencl (our OpenCL kernels)")
+          ->capture_default_str();
+  command->add_option("--device", options->device, "With --backend opencl: the device index `peconform devices` prints "
+                                                    "(default: PECONFORM_OPENCL_DEVICE, else 0)")
+      ->check(CLI::NonNegativeNumber);
   command->add_option("--plugin", options->plugin, "Run the kernels of this library (include/peconform/kernel_abi.h) instead")
       ->excludes(backend);
   command->add_option("--kernel", options->kernels, "With --plugin: only this kernel (repeat for several)");
