@@ -124,6 +124,10 @@ pec_status cuda_rope(const pec_call* call, char* error, std::size_t error_size) 
     std::snprintf(error, error_size, "takes CUDA device memory (kDLCUDA)");
     return PEC_REFUSED;
   }
+  // The device peconform chose (--device): this library's CUDA runtime is its own, whose current
+  // device is 0 until it is told.
+  if (const cudaError_t status = cudaSetDevice(call->outputs[0].device.device_id); status != cudaSuccess)
+    return failed(status, "cudaSetDevice", error, error_size);
   const auto stream = static_cast<cudaStream_t>(call->stream);
   const int pairs = spec.rot / 2;
   const std::size_t frequency_bytes = sizeof(double) * 2 * static_cast<std::size_t>(pairs > 0 ? pairs : 1);
