@@ -129,7 +129,6 @@ std::string filters_text(const RunOptions& o) {
 // it cannot draw from, is an error naming why, never a kernel silently left out.
 std::vector<std::unique_ptr<TensorBackend>> campaign_kernels(const RunOptions& o, std::optional<harness::PluginSource>& source) {
   std::vector<std::unique_ptr<TensorBackend>> kernels;
-  if (o.device && !o.plugin.empty()) throw SpecError("--device picks the device of --backend opencl, not of a plugin's kernels");
   if (o.plugin.empty()) {
     if (!o.kernels.empty()) throw SpecError("--kernel names a kernel of a plugin; give the plugin with --plugin");
     kernels.push_back(make_backend(o.backend, o.device));
@@ -153,12 +152,16 @@ std::vector<std::unique_ptr<TensorBackend>> campaign_kernels(const RunOptions& o
     const plugin::KernelDeclaration& declared = library->kernels()[index];
     if (!declared.served())
       throw SpecError(fmt::format("plugin '{}': kernel '{}' is refused: {}", o.plugin, name, declared.refusal));
-    std::unique_ptr<TensorBackend> kernel = plugin::make_plugin_tensor_backend(library, index);
+    if (o.device && declared.device_type == kDLCPU)
+      throw SpecError(fmt::format("--device {} picks a device, but kernel '{}' of plugin '{}' runs on the host (kDLCPU)", *o.device, name, o.plugin));
+    std::unique_ptr<TensorBackend> kernel = plugin::make_plugin_tensor_backend(library, index, o.device);
     if (const std::string problem = harness::backend_problem(*kernel); !problem.empty())
       throw SpecError(fmt::format("plugin '{}': kernel '{}' is refused: {}", o.plugin, name, problem));
-    if (o.isolate)
-      kernel = harness::make_isolated_backend(std::move(kernel),
-                                              {"/proc/self/exe", "worker", "--plugin", o.plugin, "--kernel", name}, o.case_timeout);
+    if (o.isolate) {
+      std::vector<std::string> worker{"/proc/self/exe", "worker", "--plugin", o.plugin, "--kernel", name};
+      if (o.device) worker.insert(worker.end(), {"--device", std::to_string(*o.device)});
+      kernel = harness::make_isolated_backend(std::move(kernel), worker, o.case_timeout);
+    }
     kernels.push_back(std::move(kernel));
   }
   return kernels;
@@ -223,8 +226,8 @@ void add_run_command(CLI::App& app) {
   CLI::Option* backend =
       command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers), opencl (our OpenCL kernels)")
           ->capture_default_str();
-  command->add_option("--device", options->device, "With --backend opencl: the device index `peconform devices` prints "
-                                                    "(default: PECONFORM_OPENCL_DEVICE, else 0)")
+  command->add_option("--device", options->device, "With --backend opencl, or --plugin with OpenCL or CUDA kernels: the device "
+                                                    "index `peconform devices` prints (default: OpenCL's PECONFORM_OPENCL_DEVICE, else 0)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--plugin", options->plugin, "Run the kernels of this library (include/peconform/kernel_abi.h) instead")
       ->excludes(backend);
