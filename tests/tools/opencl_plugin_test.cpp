@@ -46,19 +46,38 @@ TEST_F(OpenClPlugin, TheExampleKernelPassesTheCiProfile) {
   EXPECT_EQ(report.at("run").at("cases_run").get<std::uint64_t>(), 48u);
 }
 
-// A device index that names no device is bad input, from PECONFORM_OPENCL_DEVICE as from
-// --device: `run` exits 2 naming it, `plugin-info` lists the kernel as refused with the reason.
+// A device index that names no device is bad input, from --device as from
+// PECONFORM_OPENCL_DEVICE: `run` exits 2 naming it, `plugin-info` lists the kernel as refused
+// with the reason. --device for a kernel that runs on the host is bad input too.
 TEST_F(OpenClPlugin, ADeviceThatDoesNotExistIsBadInput) {
-  const std::string missing = fmt::format("OpenCL device {} (from PECONFORM_OPENCL_DEVICE) does not exist", opencl::list_devices().size());
-  const ToolRun run = run_tool(fmt::format("PECONFORM_OPENCL_DEVICE={} {} run --plugin {} --profile smoke --no-save --quiet",
-                                           opencl::list_devices().size(), PECONFORM_BINARY, OPENCL_ROPE_PLUGIN));
-  EXPECT_EQ(run.exit_code, 2) << run.output;
-  expect_contains(run.output, "kernel 'opencl_rope' of plugin '" OPENCL_ROPE_PLUGIN "' runs on kDLOpenCL: " + missing);
-  const ToolRun info = run_tool(fmt::format("PECONFORM_OPENCL_DEVICE={} {} plugin-info {}", opencl::list_devices().size(),
-                                            PECONFORM_BINARY, OPENCL_ROPE_PLUGIN));
+  const std::size_t none = opencl::list_devices().size();
+  const std::string kernel = "kernel 'opencl_rope' of plugin '" OPENCL_ROPE_PLUGIN "' runs on kDLOpenCL: ";
+  const ToolRun option = run_tool(fmt::format("{} run --plugin {} --device {} --no-save --quiet", PECONFORM_BINARY, OPENCL_ROPE_PLUGIN, none));
+  EXPECT_EQ(option.exit_code, 2) << option.output;
+  expect_contains(option.output, kernel + fmt::format("OpenCL device {} (from --device) does not exist", none));
+  const std::string missing = fmt::format("OpenCL device {} (from PECONFORM_OPENCL_DEVICE) does not exist", none);
+  const ToolRun variable =
+      run_tool(fmt::format("PECONFORM_OPENCL_DEVICE={} {} run --plugin {} --no-save --quiet", none, PECONFORM_BINARY, OPENCL_ROPE_PLUGIN));
+  EXPECT_EQ(variable.exit_code, 2) << variable.output;
+  expect_contains(variable.output, kernel + missing);
+  const ToolRun info = run_tool(fmt::format("PECONFORM_OPENCL_DEVICE={} {} plugin-info {}", none, PECONFORM_BINARY, OPENCL_ROPE_PLUGIN));
   EXPECT_EQ(info.exit_code, 2) << info.output;
-  expect_contains(info.output, "opencl_rope: REFUSED: kernel 'opencl_rope'");
-  expect_contains(info.output, missing);
+  expect_contains(info.output, "opencl_rope: REFUSED: " + kernel + missing);
+  const ToolRun host = run_tool(fmt::format("{} run --plugin {} --device 0 --no-save --quiet", PECONFORM_BINARY, CPU_PLUGIN));
+  EXPECT_EQ(host.exit_code, 2) << host.output;
+  expect_contains(host.output, "--device 0 picks a device, but kernel 'cpu' of plugin '" CPU_PLUGIN "' runs on the host (kDLCPU)");
+}
+
+// --device reaches the worker of --isolate: the kernel runs there on the device it names.
+TEST_F(OpenClPlugin, TheDeviceGoesToTheIsolatedWorker) {
+  const ScratchDir dir;
+  const ToolRun result =
+      run_tool(fmt::format("timeout 600 {} run --plugin {} --device 0 --isolate --profile ci --cases 4 --no-save --no-properties --quiet --out {}",
+                           PECONFORM_BINARY, OPENCL_ROPE_PLUGIN, dir.path().string()));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  const nlohmann::json report = nlohmann::json::parse(dir.read("report.json"));
+  EXPECT_EQ(report.at("failures").size(), 0u);
+  EXPECT_EQ(report.at("run").at("cases_run").get<std::uint64_t>(), 4u);
 }
 
 }  // namespace
