@@ -39,6 +39,11 @@ static const mutant mutants[] = {
      * right only where the batch stride is seq times the sequence stride (contiguous bshd). */
     {"batch-stride-ignored", EXACT_ANGLE_PATTERN ";" FP32_ANGLE_PATTERN, "token / seq * strides.s0 + token % seq * strides.s1",
      "token * strides.s1"},
+    /* The first element of each pair written back into the input too, as an in-place kernel
+     * does, in a call that is out of place: only a read-back of the device's input buffer
+     * shows it. */
+    {"input-written", EXACT_ANGLE_PATTERN ";" FP32_ANGLE_PATTERN, "store(out, out_head + e.write_a * out_strides.s3, y.a, bf16);",
+     "store(out, out_head + e.write_a * out_strides.s3, y.a, bf16); store((__global float*)in, in_head + e.read_a * in_strides.s3, y.a, bf16);"},
 };
 #define MUTANTS (sizeof mutants / sizeof mutants[0])
 
@@ -89,7 +94,8 @@ MUTANT_ENTRY(0)
 MUTANT_ENTRY(1)
 MUTANT_ENTRY(2)
 MUTANT_ENTRY(3)
-static const pec_kernel_fn entries[MUTANTS] = {run_mutant_0, run_mutant_1, run_mutant_2, run_mutant_3};
+MUTANT_ENTRY(4)
+static const pec_kernel_fn entries[MUTANTS] = {run_mutant_0, run_mutant_1, run_mutant_2, run_mutant_3, run_mutant_4};
 
 static char twin_names[MUTANTS][128];
 static pec_kernel kernels[2 * MUTANTS];
