@@ -49,7 +49,7 @@ std::string unserved_device_type(std::int32_t device_type) {
   }
 }
 
-std::unique_ptr<DeviceMemory> open_device_memory(std::int32_t device_type, std::optional<int> device) {
+std::unique_ptr<DeviceMemory> open_device_memory(std::int32_t device_type, [[maybe_unused]] std::optional<int> device) {
   if (const std::string why = unserved_device_type(device_type); !why.empty()) throw SpecError(why);
   switch (device_type) {
 #ifdef PECONFORM_HAVE_OPENCL
