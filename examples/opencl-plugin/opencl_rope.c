@@ -151,15 +151,15 @@ pec_status opencl_rope_run(const pec_call* call, const char* source, char* error
   cl_program program = program_for(context, device, source, error, error_size);
   if (program == NULL) return PEC_FAILED;
 
-  const int pairs = call->spec->rot / 2;
-  double* frequencies = malloc(sizeof(double) * 2 * (size_t)(pairs > 0 ? pairs : 1));
+  /* rot >= 2 for every rope spec: never an empty buffer */
+  const size_t frequency_bytes = sizeof(double) * (size_t)call->spec->rot;
+  double* frequencies = malloc(frequency_bytes);
   cl_int status = frequencies != NULL ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
   cl_mem frequency_memory = NULL;
   cl_kernel kernel = NULL;
   if (status == CL_SUCCESS) {
     form_frequencies(call->spec, frequencies);
-    frequency_memory = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(double) * 2 * (size_t)(pairs > 0 ? pairs : 1),
-                                      frequencies, &status);
+    frequency_memory = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, frequency_bytes, frequencies, &status);
   }
   if (status == CL_SUCCESS) kernel = clCreateKernel(program, "rope", &status);
   for (int o = 0; o < call->operand_count && status == CL_SUCCESS; ++o) status = launch(queue, kernel, call, o, frequency_memory);
