@@ -282,6 +282,13 @@ void DeviceBuffer::write_at(std::size_t offset, const void* data, std::size_t by
   check(clEnqueueWriteBuffer(queue_, memory_, CL_TRUE, offset, bytes, data, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
 }
 
+void DeviceBuffer::enqueue_write_at(std::size_t offset, const void* data, std::size_t bytes) {
+  if (offset > bytes_ || bytes > bytes_ - offset)
+    throw std::logic_error(fmt::format("writing bytes {}..{} of a device buffer of {}", offset, offset + bytes, bytes_));
+  if (bytes == 0) return;
+  check(clEnqueueWriteBuffer(queue_, memory_, CL_FALSE, offset, bytes, data, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+}
+
 void DeviceBuffer::read_at(std::size_t offset, void* data, std::size_t bytes) const {
   if (offset > bytes_ || bytes > bytes_ - offset)
     throw std::logic_error(fmt::format("reading bytes {}..{} of a device buffer of {}", offset, offset + bytes, bytes_));

@@ -104,6 +104,9 @@ class DeviceBuffer {
   // a range past the end is a bug of the caller (std::logic_error).
   void write_at(std::size_t offset, const void* data, std::size_t bytes);
   void read_at(std::size_t offset, void* data, std::size_t bytes) const;
+  // write_at without waiting for the copy: `data` must stay valid until the queue has run it
+  // (a later blocking read or Context::finish()). Saves a round trip per buffer.
+  void enqueue_write_at(std::size_t offset, const void* data, std::size_t bytes);
   cl_mem get() const { return memory_; }
   std::size_t size() const { return bytes_; }
 

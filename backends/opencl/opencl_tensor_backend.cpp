@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <string>
+#include <utility>
 
 #include "backends/cpu/t5_plan.hpp"
 #include "backends/gpu/element_index.h"
@@ -72,13 +74,15 @@ class OpenClTensorBackend final : public TensorBackend {
   // Device buffers are kept from call to call, one per slot, each grown to the largest call it
   // has served: the first write into a fresh buffer faults in every page, which on PoCL was
   // most of a call's time. Each call writes the bytes it uses and the kernels address no more.
+  // The writes do not wait: every run_* keeps the host data alive until its blocking read-back,
+  // which the in-order queue runs after them.
   const DeviceBuffer& staged(std::size_t slot, const void* data, std::size_t bytes) const {
     std::optional<DeviceBuffer>& kept = pool_.at(slot);
     if (!kept || kept->size() < bytes) {
       kept.reset();
       kept.emplace(context_, std::max<std::size_t>(bytes, 64));
     }
-    kept->write_at(0, data, bytes);
+    kept->enqueue_write_at(0, data, bytes);
     return *kept;
   }
   template <class T> const DeviceBuffer& staged(std::size_t slot, const std::vector<T>& values) const {
@@ -92,6 +96,15 @@ class OpenClTensorBackend final : public TensorBackend {
     return call.ids64 ? staged(kIds, call.ids64_data) : staged(kIds, call.ids32_data);
   }
   void read_back(std::size_t slot, Buffer& buffer) const { pool_[slot]->read_at(0, buffer.bytes.data(), buffer.bytes.size()); }
+
+  // Kernel `name` of the program for `dtype`, made once: clCreateKernel per call cost PoCL as
+  // much as a one-point call's work. A kernel's arguments are set anew by every call.
+  Kernel& kernel(Dtype dtype, const char* name) const {
+    const auto key = std::make_pair(dtype_code(dtype), std::string(name));
+    auto found = kernels_.find(key);
+    if (found == kernels_.end()) found = kernels_.emplace(key, program(dtype).kernel(name)).first;
+    return found->second;
+  }
 
   void run(KernelCall& call) const override {
     const std::lock_guard lock(mutex_);
@@ -179,7 +192,7 @@ class OpenClTensorBackend final : public TensorBackend {
     }
     const std::size_t second = call.outputs.size() > 1 ? 1 : 0;
 
-    Kernel rotary = program(spec.dtype).kernel("pec_rotary");
+    Kernel& rotary = kernel(spec.dtype, "pec_rotary");
     rotary.set_buffer(0, pairs);
     rotary.set_buffer(1, arg_buffer);
     rotary.set_buffer(2, ids);
@@ -193,7 +206,7 @@ class OpenClTensorBackend final : public TensorBackend {
     rotary.set_arg(10, static_cast<cl_float>(plan.float32.freq_scale));
     rotary.launch(context_, items(plan.pairs, call.seq, call.batch));
     if (!call.in_place && plan.dims < plan.d) {
-      Kernel copy = program(spec.dtype).kernel("pec_copy_unrotated");
+      Kernel& copy = kernel(spec.dtype, "pec_copy_unrotated");
       for (std::size_t k = 0; k < call.outputs.size(); ++k) {
         copy.set_buffer(0, arg_buffer);
         copy.set_arg(1, static_cast<cl_long>(k));
@@ -230,11 +243,11 @@ class OpenClTensorBackend final : public TensorBackend {
     const DeviceBuffer& frequency_buffer = staged(kPlan, frequencies);
     const DeviceBuffer& arg_buffer = staged(kArgs, args);
     const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
-    Kernel kernel = program(spec.dtype).kernel("pec_sinusoid");
-    kernel.set_buffer(0, frequency_buffer);
-    kernel.set_buffer(1, arg_buffer);
-    kernel.set_buffer(2, out);
-    kernel.launch(context_, items(spec.d, call.rows));
+    Kernel& table = kernel(spec.dtype, "pec_sinusoid");
+    table.set_buffer(0, frequency_buffer);
+    table.set_buffer(1, arg_buffer);
+    table.set_buffer(2, out);
+    table.launch(context_, items(spec.d, call.rows));
     read_back(output_slot_of(0), call.outputs[0]);
   }
 
@@ -264,11 +277,11 @@ class OpenClTensorBackend final : public TensorBackend {
     const DeviceBuffer& slope_buffer = staged(kPlan, slopes);
     const DeviceBuffer& arg_buffer = staged(kArgs, args);
     const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
-    Kernel kernel = program(call.spec.dtype).kernel("pec_alibi");
-    kernel.set_buffer(0, slope_buffer);
-    kernel.set_buffer(1, arg_buffer);
-    kernel.set_buffer(2, out);
-    kernel.launch(context_, items(call.keys, call.rows, args[PEC_RELATIVE_HEADS]));
+    Kernel& alibi = kernel(call.spec.dtype, "pec_alibi");
+    alibi.set_buffer(0, slope_buffer);
+    alibi.set_buffer(1, arg_buffer);
+    alibi.set_buffer(2, out);
+    alibi.launch(context_, items(call.keys, call.rows, args[PEC_RELATIVE_HEADS]));
     read_back(output_slot_of(0), call.outputs[0]);
   }
 
@@ -276,6 +289,7 @@ class OpenClTensorBackend final : public TensorBackend {
     const bool t5 = call.spec.family == Family::t5;
     const cpu::T5Plan plan = t5 ? cpu::make_t5_plan(call.spec) : cpu::T5Plan{};
     check_relative_call(call);
+    const std::vector<cl_long> bucket_start(plan.bucket_start.begin(), plan.bucket_start.end());
     std::vector<cl_long> args = relative_args(call);
     args[PEC_RELATIVE_BIDIRECTIONAL] = call.spec.bidirectional;
     args[PEC_RELATIVE_UPPER_HALF] = call.spec.buckets / 2;
@@ -284,19 +298,18 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_RELATIVE_WINDOW] = call.spec.k;
     const DeviceBuffer& arg_buffer = staged(kArgs, args);
     const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
-    const Program& built = program(call.spec.dtype);
     if (t5) {
-      const DeviceBuffer& starts = staged(kPlan, std::vector<cl_long>(plan.bucket_start.begin(), plan.bucket_start.end()));
-      Kernel kernel = built.kernel("pec_t5");
-      kernel.set_buffer(0, starts);
-      kernel.set_buffer(1, arg_buffer);
-      kernel.set_buffer(2, out);
-      kernel.launch(context_, items(call.keys, call.rows));
+      const DeviceBuffer& starts = staged(kPlan, bucket_start);
+      Kernel& t5_kernel = kernel(call.spec.dtype, "pec_t5");
+      t5_kernel.set_buffer(0, starts);
+      t5_kernel.set_buffer(1, arg_buffer);
+      t5_kernel.set_buffer(2, out);
+      t5_kernel.launch(context_, items(call.keys, call.rows));
     } else {
-      Kernel kernel = built.kernel("pec_shaw");
-      kernel.set_buffer(0, arg_buffer);
-      kernel.set_buffer(1, out);
-      kernel.launch(context_, items(call.keys, call.rows));
+      Kernel& shaw = kernel(call.spec.dtype, "pec_shaw");
+      shaw.set_buffer(0, arg_buffer);
+      shaw.set_buffer(1, out);
+      shaw.launch(context_, items(call.keys, call.rows));
     }
     read_back(output_slot_of(0), call.outputs[0]);
   }
@@ -316,12 +329,12 @@ class OpenClTensorBackend final : public TensorBackend {
     const DeviceBuffer& ids = staged_ids(call);
     const DeviceBuffer& table = staged(input_slot_of(0), call.inputs[0]);
     const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
-    Kernel kernel = program(spec.dtype).kernel("pec_gather");
-    kernel.set_buffer(0, arg_buffer);
-    kernel.set_buffer(1, ids);
-    kernel.set_buffer(2, table);
-    kernel.set_buffer(3, out);
-    kernel.launch(context_, items(spec.d, call.seq, call.batch));
+    Kernel& gather = kernel(spec.dtype, "pec_gather");
+    gather.set_buffer(0, arg_buffer);
+    gather.set_buffer(1, ids);
+    gather.set_buffer(2, table);
+    gather.set_buffer(3, out);
+    gather.launch(context_, items(spec.d, call.seq, call.batch));
     read_back(output_slot_of(0), call.outputs[0]);
   }
 
@@ -329,6 +342,7 @@ class OpenClTensorBackend final : public TensorBackend {
   OpenClPoints points_;
   mutable std::mutex mutex_;
   mutable std::map<int, Program> programs_;
+  mutable std::map<std::pair<int, std::string>, Kernel> kernels_;
   mutable std::array<std::optional<DeviceBuffer>, kSlots> pool_;
 };
 
