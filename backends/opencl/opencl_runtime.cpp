@@ -275,6 +275,27 @@ void DeviceBuffer::read(void* data, std::size_t bytes) const {
   check(clEnqueueReadBuffer(queue_, memory_, CL_TRUE, 0, bytes, data, 0, nullptr, nullptr), "clEnqueueReadBuffer");
 }
 
+void DeviceBuffer::write_at(std::size_t offset, const void* data, std::size_t bytes) {
+  if (offset > bytes_ || bytes > bytes_ - offset)
+    throw std::logic_error(fmt::format("writing bytes {}..{} of a device buffer of {}", offset, offset + bytes, bytes_));
+  if (bytes == 0) return;
+  check(clEnqueueWriteBuffer(queue_, memory_, CL_TRUE, offset, bytes, data, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+}
+
+void DeviceBuffer::enqueue_write_at(std::size_t offset, const void* data, std::size_t bytes) {
+  if (offset > bytes_ || bytes > bytes_ - offset)
+    throw std::logic_error(fmt::format("writing bytes {}..{} of a device buffer of {}", offset, offset + bytes, bytes_));
+  if (bytes == 0) return;
+  check(clEnqueueWriteBuffer(queue_, memory_, CL_FALSE, offset, bytes, data, 0, nullptr, nullptr), "clEnqueueWriteBuffer");
+}
+
+void DeviceBuffer::read_at(std::size_t offset, void* data, std::size_t bytes) const {
+  if (offset > bytes_ || bytes > bytes_ - offset)
+    throw std::logic_error(fmt::format("reading bytes {}..{} of a device buffer of {}", offset, offset + bytes, bytes_));
+  if (bytes == 0) return;
+  check(clEnqueueReadBuffer(queue_, memory_, CL_TRUE, offset, bytes, data, 0, nullptr, nullptr), "clEnqueueReadBuffer");
+}
+
 Kernel::~Kernel() {
   if (kernel_ != nullptr) clReleaseKernel(kernel_);
 }
@@ -297,6 +318,12 @@ void Kernel::set_raw_arg(cl_uint index, std::size_t size, const void* value) {
 void Kernel::launch(const Context& context, std::size_t items) const {
   if (items == 0) return;
   check(clEnqueueNDRangeKernel(context.queue(), kernel_, 1, nullptr, &items, nullptr, 0, nullptr, nullptr),
+        "clEnqueueNDRangeKernel");
+}
+
+void Kernel::launch(const Context& context, const std::array<std::size_t, 3>& items) const {
+  if (items[0] == 0 || items[1] == 0 || items[2] == 0) return;
+  check(clEnqueueNDRangeKernel(context.queue(), kernel_, 3, nullptr, items.data(), nullptr, 0, nullptr, nullptr),
         "clEnqueueNDRangeKernel");
 }
 

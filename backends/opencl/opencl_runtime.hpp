@@ -7,6 +7,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -99,6 +100,13 @@ class DeviceBuffer {
   // `bytes` must be the buffer's size: a partial copy is a bug of the caller (std::logic_error).
   void write(const void* data, std::size_t bytes);
   void read(void* data, std::size_t bytes) const;
+  // `bytes` from byte `offset` on, for a buffer kept and reused by calls of different sizes;
+  // a range past the end is a bug of the caller (std::logic_error).
+  void write_at(std::size_t offset, const void* data, std::size_t bytes);
+  void read_at(std::size_t offset, void* data, std::size_t bytes) const;
+  // write_at without waiting for the copy: `data` must stay valid until the queue has run it
+  // (a later blocking read or Context::finish()). Saves a round trip per buffer.
+  void enqueue_write_at(std::size_t offset, const void* data, std::size_t bytes);
   cl_mem get() const { return memory_; }
   std::size_t size() const { return bytes_; }
 
@@ -127,6 +135,9 @@ class Kernel {
   void set_raw_arg(cl_uint index, std::size_t size, const void* value);
   // A 1-D launch of `items` work-items (none when zero), the work-group size left to the driver.
   void launch(const Context& context, std::size_t items) const;
+  // A 3-D launch of items[0] x items[1] x items[2] work-items (none when any is zero): a
+  // kernel reads its coordinates from get_global_id(0..2) instead of dividing a flat index.
+  void launch(const Context& context, const std::array<std::size_t, 3>& items) const;
   cl_kernel get() const { return kernel_; }
 
  private:

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
+#include <string>
+#include <utility>
 
 #include "backends/cpu/t5_plan.hpp"
 #include "backends/gpu/element_index.h"
@@ -28,35 +30,22 @@ int dtype_code(Dtype dtype) {
   return PEC_DTYPE_FP32;
 }
 
-// A device copy of `values`; an empty vector becomes one unread element, as OpenCL has no
-// buffer of 0 bytes.
-template <class T> DeviceBuffer device_array(const Context& context, std::vector<T> values) {
-  if (values.empty()) values.resize(1);
-  DeviceBuffer buffer(context, values.size() * sizeof(T));
-  buffer.write(values.data(), values.size() * sizeof(T));
-  return buffer;
-}
-
-// A host buffer's whole bytes (guards, padding and sentinels) on the device.
-DeviceBuffer device_copy(const Context& context, const Buffer& buffer) {
-  DeviceBuffer copy(context, buffer.bytes.size());
-  copy.write(buffer.bytes.data(), buffer.bytes.size());
-  return copy;
-}
-
-void read_back(const DeviceBuffer& device, Buffer& buffer) { device.read(buffer.bytes.data(), buffer.bytes.size()); }
-
-DeviceBuffer device_ids(const Context& context, const KernelCall& call) {
-  if (call.ids64) return device_array(context, call.ids64_data);
-  return device_array(context, call.ids32_data);
-}
+// The device buffers of a call, by role. Inputs and outputs of operand k: kData + 2k, + 1.
+enum Slot : std::size_t { kPlan, kArgs, kIds, kData };
+constexpr std::size_t input_slot_of(std::size_t k) { return kData + 2 * k; }
+constexpr std::size_t output_slot_of(std::size_t k) { return kData + 2 * k + 1; }
+constexpr std::size_t kSlots = kData + 2 * kMaxOperands;
 
 void put_view(std::vector<cl_long>& args, std::size_t at, const Buffer& buffer) {
   args[at] = buffer.origin;
   for (std::size_t k = 0; k < 4; ++k) args[at + 1 + k] = buffer.stride[k];
 }
 
-std::size_t items(std::int64_t count) { return static_cast<std::size_t>(std::max<std::int64_t>(count, 0)); }
+// A launch's extent in each of its three dimensions (dimension 0 the innermost).
+std::array<std::size_t, 3> items(std::int64_t x, std::int64_t y = 1, std::int64_t z = 1) {
+  const auto size = [](std::int64_t n) { return static_cast<std::size_t>(std::max<std::int64_t>(n, 0)); };
+  return {size(x), size(y), size(z)};
+}
 
 class OpenClTensorBackend final : public TensorBackend {
  public:
@@ -80,6 +69,41 @@ class OpenClTensorBackend final : public TensorBackend {
     capabilities.largest_call_elements = std::min(std::int64_t{1} << 28, device_limit);
     capabilities.calling_thread_only = false;
     return capabilities;
+  }
+
+  // Device buffers are kept from call to call, one per slot, each grown to the largest call it
+  // has served: the first write into a fresh buffer faults in every page, which on PoCL was
+  // most of a call's time. Each call writes the bytes it uses and the kernels address no more.
+  // The writes do not wait: every run_* keeps the host data alive until its blocking read-back,
+  // which the in-order queue runs after them.
+  const DeviceBuffer& staged(std::size_t slot, const void* data, std::size_t bytes) const {
+    std::optional<DeviceBuffer>& kept = pool_.at(slot);
+    if (!kept || kept->size() < bytes) {
+      kept.reset();
+      kept.emplace(context_, std::max<std::size_t>(bytes, 64));
+    }
+    kept->enqueue_write_at(0, data, bytes);
+    return *kept;
+  }
+  template <class T> const DeviceBuffer& staged(std::size_t slot, const std::vector<T>& values) const {
+    return staged(slot, values.data(), values.size() * sizeof(T));
+  }
+  // A host buffer's whole bytes (guards, padding and sentinels) on the device.
+  const DeviceBuffer& staged(std::size_t slot, const Buffer& buffer) const {
+    return staged(slot, buffer.bytes.data(), buffer.bytes.size());
+  }
+  const DeviceBuffer& staged_ids(const KernelCall& call) const {
+    return call.ids64 ? staged(kIds, call.ids64_data) : staged(kIds, call.ids32_data);
+  }
+  void read_back(std::size_t slot, Buffer& buffer) const { pool_[slot]->read_at(0, buffer.bytes.data(), buffer.bytes.size()); }
+
+  // Kernel `name` of the program for `dtype`, made once: clCreateKernel per call cost PoCL as
+  // much as a one-point call's work. A kernel's arguments are set anew by every call.
+  Kernel& kernel(Dtype dtype, const char* name) const {
+    const auto key = std::make_pair(dtype_code(dtype), std::string(name));
+    auto found = kernels_.find(key);
+    if (found == kernels_.end()) found = kernels_.emplace(key, program(dtype).kernel(name)).first;
+    return found->second;
   }
 
   void run(KernelCall& call) const override {
@@ -155,44 +179,43 @@ class OpenClTensorBackend final : public TensorBackend {
       put_view(args, at + PEC_OPERAND_OUT_ORIGIN, out);
     }
 
-    const DeviceBuffer pairs = device_array(context_, pair_data);
-    const DeviceBuffer arg_buffer = device_array(context_, args);
-    const DeviceBuffer ids = device_ids(context_, call);
+    const DeviceBuffer& pairs = staged(kPlan, pair_data);
+    const DeviceBuffer& arg_buffer = staged(kArgs, args);
+    const DeviceBuffer& ids = staged_ids(call);
     // In place the kernel reads and writes one buffer, except that interleaved_to_half writes
     // elements another work-item has still to read: it reads a second copy instead.
     const bool separate_input = !call.in_place || spec.layout == Layout::interleaved_to_half;
-    std::vector<DeviceBuffer> inputs, outputs;
+    std::vector<const DeviceBuffer*> inputs, outputs;
     for (std::size_t k = 0; k < call.outputs.size(); ++k) {
-      outputs.push_back(device_copy(context_, call.outputs[k]));
-      if (separate_input) inputs.push_back(device_copy(context_, call.in_place ? call.outputs[k] : call.inputs[k]));
+      outputs.push_back(&staged(output_slot_of(k), call.outputs[k]));
+      inputs.push_back(separate_input ? &staged(input_slot_of(k), call.in_place ? call.outputs[k] : call.inputs[k]) : outputs[k]);
     }
-    const auto input = [&](std::size_t k) -> const DeviceBuffer& { return separate_input ? inputs[k] : outputs[k]; };
     const std::size_t second = call.outputs.size() > 1 ? 1 : 0;
 
-    Kernel rotary = program(spec.dtype).kernel("pec_rotary");
+    Kernel& rotary = kernel(spec.dtype, "pec_rotary");
     rotary.set_buffer(0, pairs);
     rotary.set_buffer(1, arg_buffer);
     rotary.set_buffer(2, ids);
-    rotary.set_buffer(3, input(0));
-    rotary.set_buffer(4, outputs[0]);
-    rotary.set_buffer(5, input(second));
-    rotary.set_buffer(6, outputs[second]);
+    rotary.set_buffer(3, *inputs[0]);
+    rotary.set_buffer(4, *outputs[0]);
+    rotary.set_buffer(5, *inputs[second]);
+    rotary.set_buffer(6, *outputs[second]);
     rotary.set_arg(7, static_cast<cl_double>(plan.attention));
     rotary.set_arg(8, static_cast<cl_double>(spec.sign));
     rotary.set_arg(9, static_cast<cl_float>(plan.float32.scale));
     rotary.set_arg(10, static_cast<cl_float>(plan.float32.freq_scale));
-    rotary.launch(context_, items(call.batch * call.seq * plan.pairs));
+    rotary.launch(context_, items(plan.pairs, call.seq, call.batch));
     if (!call.in_place && plan.dims < plan.d) {
-      Kernel copy = program(spec.dtype).kernel("pec_copy_unrotated");
+      Kernel& copy = kernel(spec.dtype, "pec_copy_unrotated");
       for (std::size_t k = 0; k < call.outputs.size(); ++k) {
         copy.set_buffer(0, arg_buffer);
         copy.set_arg(1, static_cast<cl_long>(k));
-        copy.set_buffer(2, inputs[k]);
-        copy.set_buffer(3, outputs[k]);
-        copy.launch(context_, items(call.batch * call.seq * call.outputs[k].shape[2] * (plan.d - plan.dims)));
+        copy.set_buffer(2, *inputs[k]);
+        copy.set_buffer(3, *outputs[k]);
+        copy.launch(context_, items(plan.d - plan.dims, call.outputs[k].shape[2], call.batch * call.seq));
       }
     }
-    for (std::size_t k = 0; k < call.outputs.size(); ++k) read_back(outputs[k], call.outputs[k]);
+    for (std::size_t k = 0; k < call.outputs.size(); ++k) read_back(output_slot_of(k), call.outputs[k]);
   }
 
   void run_table(KernelCall& call) const {
@@ -217,15 +240,15 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_TABLE_COS_FIRST] = absolute && spec.order == SinusoidalOrder::cos_sin;
     args[PEC_TABLE_FLOAT_ANGLE] = spec.precision == PrecisionClass::fp32_angle;
     put_view(args, PEC_TABLE_OUT_ORIGIN, call.outputs[0]);
-    const DeviceBuffer frequency_buffer = device_array(context_, frequencies);
-    const DeviceBuffer arg_buffer = device_array(context_, args);
-    const DeviceBuffer out = device_copy(context_, call.outputs[0]);
-    Kernel kernel = program(spec.dtype).kernel("pec_sinusoid");
-    kernel.set_buffer(0, frequency_buffer);
-    kernel.set_buffer(1, arg_buffer);
-    kernel.set_buffer(2, out);
-    kernel.launch(context_, items(call.rows * spec.d));
-    read_back(out, call.outputs[0]);
+    const DeviceBuffer& frequency_buffer = staged(kPlan, frequencies);
+    const DeviceBuffer& arg_buffer = staged(kArgs, args);
+    const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
+    Kernel& table = kernel(spec.dtype, "pec_sinusoid");
+    table.set_buffer(0, frequency_buffer);
+    table.set_buffer(1, arg_buffer);
+    table.set_buffer(2, out);
+    table.launch(context_, items(spec.d, call.rows));
+    read_back(output_slot_of(0), call.outputs[0]);
   }
 
   static std::vector<cl_long> relative_args(const KernelCall& call) {
@@ -251,44 +274,44 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_RELATIVE_HEADS] = static_cast<cl_long>(plan.slope.size());
     args[PEC_RELATIVE_CAUSAL] = call.spec.mode == AlibiMode::causal;
     args[PEC_RELATIVE_FLOAT_ANGLE] = call.spec.precision == PrecisionClass::fp32_angle;
-    const DeviceBuffer slope_buffer = device_array(context_, slopes);
-    const DeviceBuffer arg_buffer = device_array(context_, args);
-    const DeviceBuffer out = device_copy(context_, call.outputs[0]);
-    Kernel kernel = program(call.spec.dtype).kernel("pec_alibi");
-    kernel.set_buffer(0, slope_buffer);
-    kernel.set_buffer(1, arg_buffer);
-    kernel.set_buffer(2, out);
-    kernel.launch(context_, items(args[PEC_RELATIVE_HEADS] * call.rows * call.keys));
-    read_back(out, call.outputs[0]);
+    const DeviceBuffer& slope_buffer = staged(kPlan, slopes);
+    const DeviceBuffer& arg_buffer = staged(kArgs, args);
+    const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
+    Kernel& alibi = kernel(call.spec.dtype, "pec_alibi");
+    alibi.set_buffer(0, slope_buffer);
+    alibi.set_buffer(1, arg_buffer);
+    alibi.set_buffer(2, out);
+    alibi.launch(context_, items(call.keys, call.rows, args[PEC_RELATIVE_HEADS]));
+    read_back(output_slot_of(0), call.outputs[0]);
   }
 
   void run_index(KernelCall& call) const {
     const bool t5 = call.spec.family == Family::t5;
     const cpu::T5Plan plan = t5 ? cpu::make_t5_plan(call.spec) : cpu::T5Plan{};
     check_relative_call(call);
+    const std::vector<cl_long> bucket_start(plan.bucket_start.begin(), plan.bucket_start.end());
     std::vector<cl_long> args = relative_args(call);
     args[PEC_RELATIVE_BIDIRECTIONAL] = call.spec.bidirectional;
     args[PEC_RELATIVE_UPPER_HALF] = call.spec.buckets / 2;
     args[PEC_RELATIVE_EXACT] = plan.exact;
     args[PEC_RELATIVE_STARTS] = static_cast<cl_long>(plan.bucket_start.size());
     args[PEC_RELATIVE_WINDOW] = call.spec.k;
-    const DeviceBuffer arg_buffer = device_array(context_, args);
-    const DeviceBuffer out = device_copy(context_, call.outputs[0]);
-    const Program& built = program(call.spec.dtype);
+    const DeviceBuffer& arg_buffer = staged(kArgs, args);
+    const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
     if (t5) {
-      const DeviceBuffer starts = device_array(context_, std::vector<cl_long>(plan.bucket_start.begin(), plan.bucket_start.end()));
-      Kernel kernel = built.kernel("pec_t5");
-      kernel.set_buffer(0, starts);
-      kernel.set_buffer(1, arg_buffer);
-      kernel.set_buffer(2, out);
-      kernel.launch(context_, items(call.rows * call.keys));
+      const DeviceBuffer& starts = staged(kPlan, bucket_start);
+      Kernel& t5_kernel = kernel(call.spec.dtype, "pec_t5");
+      t5_kernel.set_buffer(0, starts);
+      t5_kernel.set_buffer(1, arg_buffer);
+      t5_kernel.set_buffer(2, out);
+      t5_kernel.launch(context_, items(call.keys, call.rows));
     } else {
-      Kernel kernel = built.kernel("pec_shaw");
-      kernel.set_buffer(0, arg_buffer);
-      kernel.set_buffer(1, out);
-      kernel.launch(context_, items(call.rows * call.keys));
+      Kernel& shaw = kernel(call.spec.dtype, "pec_shaw");
+      shaw.set_buffer(0, arg_buffer);
+      shaw.set_buffer(1, out);
+      shaw.launch(context_, items(call.keys, call.rows));
     }
-    read_back(out, call.outputs[0]);
+    read_back(output_slot_of(0), call.outputs[0]);
   }
 
   void run_gather(KernelCall& call) const {
@@ -302,23 +325,25 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_GATHER_ID_OFFSET] = call.id_offset;
     put_view(args, PEC_GATHER_TABLE_ORIGIN, call.inputs[0]);
     put_view(args, PEC_GATHER_OUT_ORIGIN, call.outputs[0]);
-    const DeviceBuffer arg_buffer = device_array(context_, args);
-    const DeviceBuffer ids = device_ids(context_, call);
-    const DeviceBuffer table = device_copy(context_, call.inputs[0]);
-    const DeviceBuffer out = device_copy(context_, call.outputs[0]);
-    Kernel kernel = program(spec.dtype).kernel("pec_gather");
-    kernel.set_buffer(0, arg_buffer);
-    kernel.set_buffer(1, ids);
-    kernel.set_buffer(2, table);
-    kernel.set_buffer(3, out);
-    kernel.launch(context_, items(call.batch * call.seq * spec.d));
-    read_back(out, call.outputs[0]);
+    const DeviceBuffer& arg_buffer = staged(kArgs, args);
+    const DeviceBuffer& ids = staged_ids(call);
+    const DeviceBuffer& table = staged(input_slot_of(0), call.inputs[0]);
+    const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
+    Kernel& gather = kernel(spec.dtype, "pec_gather");
+    gather.set_buffer(0, arg_buffer);
+    gather.set_buffer(1, ids);
+    gather.set_buffer(2, table);
+    gather.set_buffer(3, out);
+    gather.launch(context_, items(spec.d, call.seq, call.batch));
+    read_back(output_slot_of(0), call.outputs[0]);
   }
 
   Context context_;
   OpenClPoints points_;
   mutable std::mutex mutex_;
   mutable std::map<int, Program> programs_;
+  mutable std::map<std::pair<int, std::string>, Kernel> kernels_;
+  mutable std::array<std::optional<DeviceBuffer>, kSlots> pool_;
 };
 
 }  // namespace

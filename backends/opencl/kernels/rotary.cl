@@ -1,5 +1,6 @@
 /* The rotary families (RoPE, xPos, mRoPE, 2-D axial) on up to two operands (q and k, each with
- * its own head count) in one launch: work-item (token, pair) forms the pair's angle once, as the
+ * its own head count) in one launch over (pair, seq, batch): work-item (i, s, b) forms pair i's
+ * angle at token (b, s) once, as the
  * precision class says, and rotates that pair in every head of every operand. The host plans
  * (backends/cpu/rotary_plan.cpp) and validates; the element math is backends/gpu/. In place,
  * `in` and `out` are the same buffer, except under interleaved_to_half, where a pair writes
@@ -23,10 +24,8 @@ __kernel void pec_rotary(PEC_GLOBAL const double* pair_data, PEC_GLOBAL const lo
                          PEC_GLOBAL const pec_raw* in0, PEC_GLOBAL pec_raw* out0, PEC_GLOBAL const pec_raw* in1,
                          PEC_GLOBAL pec_raw* out1, double attention, double sign, float ggml_scale, float ggml_freq_scale) {
   const long batch = args[PEC_ROTARY_BATCH], seq = args[PEC_ROTARY_SEQ], pairs = args[PEC_ROTARY_PAIRS];
-  const long item = (long)get_global_id(0);
-  if (item >= batch * seq * pairs) return;
-  const long token = item / pairs, i = item % pairs;
-  const long b = token / seq, s = token % seq;
+  const long i = (long)get_global_id(0), s = (long)get_global_id(1), b = (long)get_global_id(2);
+  const long token = b * seq + s;
   PEC_GLOBAL const double* pair = pair_data + i * PEC_PAIR_FIELDS;
   const int axis = (int)pair[PEC_PAIR_AXIS];
   const long id_offset = args[PEC_ROTARY_ID_OFFSET];
@@ -63,17 +62,13 @@ __kernel void pec_rotary(PEC_GLOBAL const double* pair_data, PEC_GLOBAL const lo
 }
 
 /* Out of place, the dims outside the rotary slice are copied bit for bit: work-item
- * (token, head, unrotated element) of operand `k`. */
+ * (unrotated element, head, token) of operand `k`. */
 __kernel void pec_copy_unrotated(PEC_GLOBAL const long* args, long k, PEC_GLOBAL const pec_raw* in, PEC_GLOBAL pec_raw* out) {
   PEC_GLOBAL const long* operand = args + PEC_ROTARY_OPERAND0 + k * PEC_OPERAND_FIELDS;
-  const long seq = args[PEC_ROTARY_SEQ], heads = operand[PEC_OPERAND_HEADS];
+  const long seq = args[PEC_ROTARY_SEQ];
   const long start = args[PEC_ROTARY_START], dims = args[PEC_ROTARY_DIMS];
-  const long unrotated = args[PEC_ROTARY_D] - dims;
-  const long item = (long)get_global_id(0);
-  if (item >= args[PEC_ROTARY_BATCH] * seq * heads * unrotated) return;
-  const long row = item / unrotated, j = item % unrotated;
+  const long j = (long)get_global_id(0), h = (long)get_global_id(1), token = (long)get_global_id(2);
   const long e = j < start ? j : j + dims;
-  const long h = row % heads, token = row / heads;
   const long b = token / seq, s = token % seq;
   PEC_GLOBAL const long* in_stride = operand + PEC_OPERAND_IN_STRIDE;
   PEC_GLOBAL const long* out_stride = operand + PEC_OPERAND_OUT_STRIDE;

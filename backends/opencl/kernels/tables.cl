@@ -1,10 +1,8 @@
-/* Sinusoidal and Transformer-XL tables: work-item (row, element) of a [1, rows, 1, d] table,
+/* Sinusoidal and Transformer-XL tables: work-item (element, row) of a [1, rows, 1, d] table,
  * from the host's sinusoid plan (backends/cpu/table_kernels.cpp). */
 __kernel void pec_sinusoid(PEC_GLOBAL const double* frequencies, PEC_GLOBAL const long* args, PEC_GLOBAL pec_raw* out) {
   const long d = args[PEC_TABLE_D];
-  const long item = (long)get_global_id(0);
-  if (item >= args[PEC_TABLE_ROWS] * d) return;
-  const long r = item / d, e = item % d;
+  const long e = (long)get_global_id(0), r = (long)get_global_id(1);
   const long position = pec_sinusoid_row_position((int)args[PEC_TABLE_ABSOLUTE], args[PEC_TABLE_FIRST], r,
                                                   args[PEC_TABLE_OFFSET], args[PEC_TABLE_CLAMP_LEN]);
   const pec_sinusoid_term term =
@@ -28,12 +26,9 @@ __kernel void pec_sinusoid(PEC_GLOBAL const double* frequencies, PEC_GLOBAL cons
   pec_store(out, args[PEC_TABLE_OUT_ORIGIN] + r * stride[1] + e * stride[3], (pec_compute)value);
 }
 
-/* ALiBi: work-item (head, query, key) of a [1, heads, q, k] bias. */
+/* ALiBi: work-item (key, query, head) of a [1, heads, q, k] bias. */
 __kernel void pec_alibi(PEC_GLOBAL const double* slopes, PEC_GLOBAL const long* args, PEC_GLOBAL pec_raw* out) {
-  const long q_len = args[PEC_RELATIVE_Q_LEN], k_len = args[PEC_RELATIVE_K_LEN];
-  const long item = (long)get_global_id(0);
-  if (item >= args[PEC_RELATIVE_HEADS] * q_len * k_len) return;
-  const long h = item / (q_len * k_len), q = (item / k_len) % q_len, k = item % k_len;
+  const long k = (long)get_global_id(0), q = (long)get_global_id(1), h = (long)get_global_id(2);
   const double bias = pec_alibi_bias(args[PEC_RELATIVE_Q_FIRST] + q, args[PEC_RELATIVE_K_FIRST] + k, slopes[2 * h],
                                      (float)slopes[2 * h + 1], (int)args[PEC_RELATIVE_FLOAT_ANGLE], (int)args[PEC_RELATIVE_CAUSAL]);
   PEC_GLOBAL const long* stride = args + PEC_RELATIVE_OUT_STRIDE;

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fmt/format.h>
+#include <limits>
 #include <string>
 
 #include "backends/backend_registry.hpp"
