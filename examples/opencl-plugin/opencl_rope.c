@@ -5,9 +5,9 @@
  * after the call; peconform calls one kernel at a time, so the program cache takes no lock. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include "opencl_rope.h"
+#include "rope_frequencies.h"
 
 #include <CL/cl.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,23 +23,6 @@ static int serves(const pec_spec* spec) {
   return spec->family == PEC_ROPE && (spec->layout == PEC_LAYOUT_HALF || spec->layout == PEC_LAYOUT_INTERLEAVED) &&
          spec->rot == spec->d && spec->sign == 1 && spec->amp == 1.0 && spec->scaling.kind == PEC_PLAN_NONE &&
          (exact || hf_fp32_angle) && (fp32 || bf16);
-}
-
-/* theta_i as hi + lo doubles (exact-angle), or Hugging Face's float32 inv_freq and 0. */
-static void form_frequencies(const pec_spec* spec, double* frequencies) {
-  for (int i = 0; i < spec->rot / 2; ++i) {
-    if (spec->precision == PEC_EXACT_ANGLE) {
-      /* base^(-2i/rot) in long double (64 bits on x86-64): at positions below 2^31 the angle is
-       * then within 2^-28 rad, far inside the bound of a float32 result. */
-      const long double theta = powl((long double)spec->base, -(long double)(2 * i) / (long double)spec->rot);
-      frequencies[2 * i] = (double)theta;
-      frequencies[2 * i + 1] = (double)(theta - (long double)frequencies[2 * i]);
-    } else {
-      /* inv_freq = 1.0 / base ** (arange(0, rot, 2).float() / rot), every step in float32 */
-      frequencies[2 * i] = (double)(1.0f / powf((float)spec->base, (float)(2 * i) / (float)spec->rot));
-      frequencies[2 * i + 1] = 0.0;
-    }
-  }
 }
 
 /* A program built for one context from one source text, kept while the library is loaded. */
@@ -158,7 +141,7 @@ pec_status opencl_rope_run(const pec_call* call, const char* source, char* error
   cl_mem frequency_memory = NULL;
   cl_kernel kernel = NULL;
   if (status == CL_SUCCESS) {
-    form_frequencies(call->spec, frequencies);
+    rope_frequencies(call, frequencies);
     frequency_memory = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, frequency_bytes, frequencies, &status);
   }
   if (status == CL_SUCCESS) kernel = clCreateKernel(program, "rope", &status);

@@ -3,11 +3,11 @@
 // byte_offset to element [0,0,0,0]) to copies of whole host buffers and its stream in
 // pec_call.stream, and synchronizes the stream after the call. RoPE in either pairing on fp32
 // and bf16, exact-angle and fp32-angle with Hugging Face's theta, every call the campaign draws.
-// The element math is backends/gpu/'s, which nvcc compiles __host__ __device__.
+// The element math is backends/gpu/'s, which nvcc compiles __host__ __device__; the frequencies
+// are the OpenCL example's (examples/opencl-plugin/rope_frequencies.c).
 //
 // Compiled wherever nvcc is; run only where a CUDA device is (tests/tools/cuda_plugin_test.cpp,
 // label gpu, skips without one).
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -15,6 +15,7 @@
 #include "backends/gpu/element_index.h"
 #include "backends/gpu/storage_math.h"
 #include "peconform/kernel_abi.h"
+#include "rope_frequencies.h"
 
 namespace {
 
@@ -84,21 +85,6 @@ bool serves(const pec_spec& spec) {
          (exact || hf_fp32_angle) && (fp32 || bf16);
 }
 
-// As opencl_rope.c forms them: base^(-2i/rot) in long double split into hi + lo, or Hugging
-// Face's float32 inv_freq.
-void form_frequencies(const pec_spec& spec, double* frequencies) {
-  for (int i = 0; i < spec.rot / 2; ++i) {
-    if (spec.precision == PEC_EXACT_ANGLE) {
-      const long double theta = std::pow(static_cast<long double>(spec.base), -static_cast<long double>(2 * i) / spec.rot);
-      frequencies[2 * i] = static_cast<double>(theta);
-      frequencies[2 * i + 1] = static_cast<double>(theta - frequencies[2 * i]);
-    } else {
-      frequencies[2 * i] = 1.0f / std::pow(static_cast<float>(spec.base), static_cast<float>(2 * i) / static_cast<float>(spec.rot));
-      frequencies[2 * i + 1] = 0.0;
-    }
-  }
-}
-
 Tensor tensor_of(const DLTensor& t) {
   Tensor out{static_cast<char*>(t.data) + t.byte_offset, {}};
   long long compact = 1;
@@ -136,7 +122,7 @@ pec_status cuda_rope(const pec_call* call, char* error, std::size_t error_size) 
     std::snprintf(error, error_size, "rot %d is more than 2048", spec.rot);
     return PEC_REFUSED;
   }
-  form_frequencies(spec, host_frequencies);
+  rope_frequencies(call, host_frequencies);
   void* frequencies = nullptr;
   if (const cudaError_t status = cudaMallocAsync(&frequencies, frequency_bytes, stream); status != cudaSuccess)
     return failed(status, "cudaMallocAsync", error, error_size);
