@@ -35,7 +35,7 @@ TEST_F(OpenClPlugin, PluginInfoNamesTheDeviceType) {
 }
 
 // The first 48 cases of the ci profile: every cell of its patterns (2 dtypes x 2 classes) twelve
-// times, long calls included. (The whole profile, 1000 cases, takes 83 to 105 s here; tools/BENCHMARKS.md.)
+// times, long calls included. (The whole profile, 1000 cases, takes 56 to 105 s here; tools/BENCHMARKS.md.)
 TEST_F(OpenClPlugin, TheExampleKernelPassesTheCiProfile) {
   const ScratchDir dir;
   const ToolRun result = run_tool(fmt::format("timeout 600 {} run --plugin {} --profile ci --cases 48 --no-save --no-properties --quiet --out {}",
