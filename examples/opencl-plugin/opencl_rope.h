@@ -9,9 +9,9 @@
 
 /* The specs the kernel serves: plain RoPE (rot = d, sign 1, amplitude 1, no frequency plan) in
  * either pairing, fp32 or bf16, exact-angle or fp32-angle with Hugging Face's theta. */
-#define OPENCL_ROPE_PATTERNS                                                                   \
-  "rope(d=*,base=*,layout=half|interleaved,dtype=fp32|bf16,precision=exact-angle);"            \
-  "rope(d=*,base=*,layout=half|interleaved,dtype=fp32|bf16,precision=fp32-angle,theta=hf)"
+#define OPENCL_ROPE_EXACT_ANGLE "rope(d=*,base=*,layout=half|interleaved,dtype=fp32|bf16,precision=exact-angle)"
+#define OPENCL_ROPE_FP32_ANGLE "rope(d=*,base=*,layout=half|interleaved,dtype=fp32|bf16,precision=fp32-angle,theta=hf)"
+#define OPENCL_ROPE_PATTERNS OPENCL_ROPE_EXACT_ANGLE ";" OPENCL_ROPE_FP32_ANGLE
 
 /* The most output elements one call may have: the campaign's long calls (2^25), not its 4 GiB
  * one, which a CPU device would hold twice (host and device copies). */

@@ -11,9 +11,6 @@
 
 #include "opencl_rope.h"
 
-#define EXACT_ANGLE_PATTERN "rope(d=*,base=*,layout=half|interleaved,dtype=fp32|bf16,precision=exact-angle)"
-#define FP32_ANGLE_PATTERN "rope(d=*,base=*,layout=half|interleaved,dtype=fp32|bf16,precision=fp32-angle,theta=hf)"
-
 typedef struct {
   const char* name;
   const char* patterns;
@@ -25,24 +22,24 @@ static const mutant mutants[] = {
     /* The fast intrinsics in float32: exact near 0, off by 1e-6 past |angle| ~ 8e4 on PoCL and
      * by whole units past 1e6 (no range reduction to speak of); CUDA's __sinf/__cosf the same
      * (DESIGN.md section 2). */
-    {"native-sin-cos-under-fp32-angle", FP32_ANGLE_PATTERN, "value = sin_cos_of_float(angle);",
+    {"native-sin-cos-under-fp32-angle", OPENCL_ROPE_FP32_ANGLE, "value = sin_cos_of_float(angle);",
      "value.sin = native_sin(angle); value.cos = native_cos(angle);"},
     /* The float32 angle fl(fl(p) theta_f) where the class promises p theta to the output's
      * precision: off by |p theta| 2^-24 and more. */
-    {"float32-angle-claimed-exact", EXACT_ANGLE_PATTERN, "value = pec_sin_cos(pec_exact_angle((double)position, frequency));",
+    {"float32-angle-claimed-exact", OPENCL_ROPE_EXACT_ANGLE, "value = pec_sin_cos(pec_exact_angle((double)position, frequency));",
      "value = sin_cos_of_float((float)position * (float)frequency.hi);"},
     /* Whole work-groups only: the last, partial group returns, leaving the tokens past the last
      * multiple of the group size (all of them below one group) unwritten. */
-    {"partial-work-group-skipped", EXACT_ANGLE_PATTERN ";" FP32_ANGLE_PATTERN, "if (token >= tokens) return;",
+    {"partial-work-group-skipped", OPENCL_ROPE_PATTERNS, "if (token >= tokens) return;",
      "if (get_group_id(0) >= tokens / get_local_size(0)) return;"},
     /* Batch and sequence flattened into one token axis with the sequence stride, b seq + s:
      * right only where the batch stride is seq times the sequence stride (contiguous bshd). */
-    {"batch-stride-ignored", EXACT_ANGLE_PATTERN ";" FP32_ANGLE_PATTERN, "token / seq * strides.s0 + token % seq * strides.s1",
+    {"batch-stride-ignored", OPENCL_ROPE_PATTERNS, "token / seq * strides.s0 + token % seq * strides.s1",
      "token * strides.s1"},
     /* The first element of each pair written back into the input too, as an in-place kernel
      * does, in a call that is out of place: only a read-back of the device's input buffer
      * shows it. */
-    {"input-written", EXACT_ANGLE_PATTERN ";" FP32_ANGLE_PATTERN, "store(out, out_head + e.write_a * out_strides.s3, y.a, bf16);",
+    {"input-written", OPENCL_ROPE_PATTERNS, "store(out, out_head + e.write_a * out_strides.s3, y.a, bf16);",
      "store(out, out_head + e.write_a * out_strides.s3, y.a, bf16); store((__global float*)in, in_head + e.read_a * in_strides.s3, y.a, bf16);"},
 };
 #define MUTANTS (sizeof mutants / sizeof mutants[0])
