@@ -11,6 +11,7 @@ packages=(
   libomp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
   python3 python3-mpmath
   libxml2-utils chromium python3-jsonschema
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
   "$@"
 )
 

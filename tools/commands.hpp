@@ -13,5 +13,6 @@ void add_run_command(CLI::App& app);
 void add_merge_command(CLI::App& app);
 void add_worker_command(CLI::App& app);
 void add_plugin_info_command(CLI::App& app);
+void add_devices_command(CLI::App& app);
 
 }  // namespace peconform

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/plugin/device_memory.hpp"
 #include "backends/plugin/plugin_library.hpp"
 #include "backends/plugin/plugin_tensor_backend.hpp"
 #include "harness/case_generator.hpp"
@@ -23,12 +24,16 @@ std::vector<std::string> calls_taken(std::uint32_t takes) {
   return out;
 }
 
-// Why peconform refuses kernel `index`: its declaration, or a pattern the campaign cannot draw
-// from, checked as `run --plugin` checks it.
+// Why peconform refuses kernel `index`: its declaration, its device (none here, or no driver),
+// or a pattern the campaign cannot draw from, checked as `run --plugin` checks it.
 std::string refusal(const std::shared_ptr<const plugin::PluginLibrary>& library, std::size_t index) {
   const plugin::KernelDeclaration& kernel = library->kernels()[index];
   if (!kernel.served()) return kernel.refusal;
-  return harness::backend_problem(*plugin::make_plugin_tensor_backend(library, index));
+  try {
+    return harness::backend_problem(*plugin::make_plugin_tensor_backend(library, index));
+  } catch (const SpecError& error) {
+    return error.what();
+  }
 }
 
 void show(const std::string& path, bool json) {
@@ -42,6 +47,7 @@ void show(const std::string& path, bool json) {
     kernels.push_back({{"name", kernel.name},
                        {"spec_patterns", kernel.spec_patterns},
                        {"device_type", kernel.device_type},
+                       {"device", plugin::device_type_name(kernel.device_type)},
                        {"takes", calls_taken(kernel.takes)},
                        {"largest_call_elements", kernel.largest_call_elements},
                        {"served", why.empty()},
@@ -61,7 +67,7 @@ void show(const std::string& path, bool json) {
                  k["served"].get<bool>() ? "served" : "REFUSED: " + k["refusal"].get<std::string>());
       fmt::print("    specs: {}\n", k["spec_patterns"].get<std::string>());
       const std::int64_t largest = k["largest_call_elements"];
-      fmt::print("    device type {}; takes {}; largest call {}\n", k["device_type"].get<int>(),
+      fmt::print("    device {} ({}); takes {}; largest call {}\n", k["device"].get<std::string>(), k["device_type"].get<int>(),
                  fmt::join(k["takes"].get<std::vector<std::string>>(), ", "),
                  largest == 0 ? std::string("unlimited") : fmt::format("{} elements", largest));
     }

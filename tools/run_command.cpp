@@ -31,6 +31,7 @@ extern "C" void on_interrupt(int) {
 
 struct RunOptions {
   std::string backend = "cpu";
+  std::optional<int> device;
   std::string plugin;
   std::vector<std::string> kernels;
   std::string profile = "ci";
@@ -130,10 +131,12 @@ std::vector<std::unique_ptr<TensorBackend>> campaign_kernels(const RunOptions& o
   std::vector<std::unique_ptr<TensorBackend>> kernels;
   if (o.plugin.empty()) {
     if (!o.kernels.empty()) throw SpecError("--kernel names a kernel of a plugin; give the plugin with --plugin");
-    kernels.push_back(make_backend(o.backend));
-    if (o.isolate)
-      kernels.back() = harness::make_isolated_backend(std::move(kernels.back()), {"/proc/self/exe", "worker", "--backend", o.backend},
-                                                      o.case_timeout);
+    kernels.push_back(make_backend(o.backend, o.device));
+    if (o.isolate) {
+      std::vector<std::string> worker{"/proc/self/exe", "worker", "--backend", o.backend};
+      if (o.device) worker.insert(worker.end(), {"--device", std::to_string(*o.device)});
+      kernels.back() = harness::make_isolated_backend(std::move(kernels.back()), worker, o.case_timeout);
+    }
     return kernels;
   }
   const std::shared_ptr<const plugin::PluginLibrary> library = plugin::PluginLibrary::load(o.plugin);
@@ -149,12 +152,16 @@ std::vector<std::unique_ptr<TensorBackend>> campaign_kernels(const RunOptions& o
     const plugin::KernelDeclaration& declared = library->kernels()[index];
     if (!declared.served())
       throw SpecError(fmt::format("plugin '{}': kernel '{}' is refused: {}", o.plugin, name, declared.refusal));
-    std::unique_ptr<TensorBackend> kernel = plugin::make_plugin_tensor_backend(library, index);
+    if (o.device && declared.device_type == kDLCPU)
+      throw SpecError(fmt::format("--device {} picks a device, but kernel '{}' of plugin '{}' runs on the host (kDLCPU)", *o.device, name, o.plugin));
+    std::unique_ptr<TensorBackend> kernel = plugin::make_plugin_tensor_backend(library, index, o.device);
     if (const std::string problem = harness::backend_problem(*kernel); !problem.empty())
       throw SpecError(fmt::format("plugin '{}': kernel '{}' is refused: {}", o.plugin, name, problem));
-    if (o.isolate)
-      kernel = harness::make_isolated_backend(std::move(kernel),
-                                              {"/proc/self/exe", "worker", "--plugin", o.plugin, "--kernel", name}, o.case_timeout);
+    if (o.isolate) {
+      std::vector<std::string> worker{"/proc/self/exe", "worker", "--plugin", o.plugin, "--kernel", name};
+      if (o.device) worker.insert(worker.end(), {"--device", std::to_string(*o.device)});
+      kernel = harness::make_isolated_backend(std::move(kernel), worker, o.case_timeout);
+    }
     kernels.push_back(std::move(kernel));
   }
   return kernels;
@@ -217,7 +224,11 @@ void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* command = app.add_subcommand("run", "Run the conformance campaign on a backend and write its reports");
   CLI::Option* backend =
-      command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers)")->capture_default_str();
+      command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers), opencl (our OpenCL kernels)")
+          ->capture_default_str();
+  command->add_option("--device", options->device, "With --backend opencl, or --plugin with OpenCL or CUDA kernels: the device "
+                                                    "index `peconform devices` prints (default: OpenCL's PECONFORM_OPENCL_DEVICE, else 0)")
+      ->check(CLI::NonNegativeNumber);
   command->add_option("--plugin", options->plugin, "Run the kernels of this library (include/peconform/kernel_abi.h) instead")
       ->excludes(backend);
   command->add_option("--kernel", options->kernels, "With --plugin: only this kernel (repeat for several)");

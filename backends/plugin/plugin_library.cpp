@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/plugin/device_memory.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::plugin {
@@ -33,18 +34,6 @@ bool is_plain_name(const std::string& name) {
   });
 }
 
-std::string device_name(std::int32_t type) {
-  switch (type) {
-    case kDLCPU: return "kDLCPU";
-    case kDLCUDA: return "kDLCUDA";
-    case kDLOpenCL: return "kDLOpenCL";
-    case kDLROCM: return "kDLROCM";
-    case kDLVulkan: return "kDLVulkan";
-    case kDLMetal: return "kDLMetal";
-    default: return "an unknown device type";
-  }
-}
-
 // Why `kernel` cannot be served, or empty. Spec patterns are checked here for their text;
 // whether they make specs at all is the campaign's to check (harness/case_generator.hpp).
 std::string refusal_of(KernelDeclaration& kernel) {
@@ -60,9 +49,8 @@ std::string refusal_of(KernelDeclaration& kernel) {
   } catch (const SpecError& error) {
     return error.what();
   }
-  if (kernel.device_type != kDLCPU)
-    return fmt::format("device type {} ({}) is not served by this build of peconform, which serves kDLCPU ({}) only",
-                       kernel.device_type, device_name(kernel.device_type), static_cast<int>(kDLCPU));
+  if (const std::string why = unserved_device_type(kernel.device_type); !why.empty())
+    return fmt::format("device type {} ({}) is not served: {}", kernel.device_type, device_type_name(kernel.device_type), why);
   if ((kernel.takes & ~static_cast<std::uint32_t>(PEC_TAKES_EVERY_CALL)) != 0)
     return fmt::format("takes = {:#x} has bits no PEC_TAKES_* flag of ABI version {} defines", kernel.takes, PECONFORM_ABI_VERSION);
   if ((kernel.takes & (PEC_TAKES_IN_PLACE | PEC_TAKES_OUT_OF_PLACE)) == 0)

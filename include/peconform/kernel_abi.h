@@ -18,6 +18,20 @@
  * bounds is a failure like a wrong value. The ids have no guards. A kernel must not keep any
  * pointer after it returns.
  *
+ * Device kernels (pec_kernel.device_type). A kernel declaring kDLOpenCL or kDLCUDA is handed
+ * device memory: peconform copies each host buffer whole (guards, padding and sentinels
+ * included) into a device allocation of its own, the ids into another, and sets every tensor's
+ * `device` to the device it runs on. kDLOpenCL: DLTensor.data is the buffer's cl_mem, and
+ * byte_offset the byte offset of element [0,0,0,0] in it (an OpenCL kernel takes it as an
+ * argument: a cl_mem cannot be offset); pec_call.stream is the cl_command_queue (in order) that
+ * every copy goes through. kDLCUDA: DLTensor.data is the allocation's device pointer and
+ * byte_offset as for OpenCL (data + byte_offset is element [0,0,0,0]); pec_call.stream is the
+ * cudaStream_t. The kernel enqueues its work on that queue or stream and may return before it
+ * has run: peconform waits for the queue (clFinish) or stream (cudaStreamSynchronize), then
+ * reads every buffer back whole, inputs and ids included, and judges it as on the host. The
+ * device is the one `--device N` (OpenCL: else PECONFORM_OPENCL_DEVICE) names, else device 0;
+ * without it, or without a driver, `peconform run` exits 2 naming what is missing.
+ *
  * Every field is documented where it is declared. README.md, "Check your own kernel", has the
  * smallest correct plugin (about twenty lines). */
 #ifndef PECONFORM_KERNEL_ABI_H
@@ -173,8 +187,8 @@ typedef struct pec_call {
   int64_t id_offset;       /* added to every id */
   int64_t first, rows;     /* tables: positions first..first+rows-1; relative: the queries */
   int64_t key_first, keys; /* relative: the keys */
-  void* stream;            /* the device's stream or queue (a cudaStream_t, a cl_command_queue);
-                              NULL for kDLCPU */
+  void* stream;            /* the queue or stream the kernel enqueues on: a cl_command_queue
+                              (kDLOpenCL), a cudaStream_t (kDLCUDA); NULL for kDLCPU */
 } pec_call;
 
 /* The calls a kernel takes (pec_kernel.takes, a bit set). The campaign draws and shrinks to
@@ -208,7 +222,9 @@ typedef struct pec_kernel {
    *   "rope(d=64|128,layout=*,rot=*,scaling=none|linear(factor=2),dtype=fp32|bf16,
    *         precision=fp32-angle,theta=hf); xpos(*)" */
   const char* spec_patterns;
-  int32_t device_type;           /* DLDeviceType of its tensors: kDLCPU */
+  int32_t device_type;           /* DLDeviceType of its tensors: kDLCPU, kDLOpenCL (where peconform
+                                    was built with OpenCL) or kDLCUDA (where it was built with the
+                                    CUDA runtime); see "Device kernels" above */
   uint32_t takes;                /* PEC_TAKES_* */
   int64_t largest_call_elements; /* the most output elements one call may have; 0: no limit of
                                     the kernel's own (the campaign's: 2^32) */

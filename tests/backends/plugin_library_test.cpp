@@ -22,7 +22,7 @@ TEST(PluginLibrary, EachRefusedDeclarationSaysWhy) {
   // Two the declaration check lets through, for the campaign's check (pattern_problem) to refuse.
   EXPECT_TRUE(library->kernels()[3].served());
   EXPECT_TRUE(library->kernels()[4].served());
-  expect_contains(refusal_of(*library, 5), "device type 2 (kDLCUDA) is not served");
+  expect_contains(refusal_of(*library, 5), "device type 7 (kDLVulkan) is not served: peconform drives kDLCPU (1), kDLOpenCL (4) and kDLCUDA (2) only");
   expect_contains(refusal_of(*library, 6), "neither PEC_TAKES_IN_PLACE nor PEC_TAKES_OUT_OF_PLACE");
   expect_contains(refusal_of(*library, 7), "bits no PEC_TAKES_* flag");
   expect_contains(refusal_of(*library, 8), "run is NULL");
@@ -51,7 +51,7 @@ TEST(PluginLibrary, WhatIsNoPluginIsRefused) {
 
 TEST(PluginLibrary, AKernelIsFoundByNameOrTheKnownOnesAreListed) {
   const auto library = PluginLibrary::load(DECLARATIONS_PLUGIN);
-  EXPECT_EQ(library->kernels().at(library->index_of("on-a-gpu")).device_type, kDLCUDA);
+  EXPECT_EQ(library->kernels().at(library->index_of("on-vulkan")).device_type, kDLVulkan);
   try {
     library->index_of("missing");
     ADD_FAILURE();

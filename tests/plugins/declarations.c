@@ -19,7 +19,7 @@ static const pec_kernel kernels[] = {
     {"unknown-dtype", "rope(d=64,dtype=fp8)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
     {"class-without-recipe", "rope(d=64,precision=*,theta=hf)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
     {"no-spec", "rope(layout=half)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
-    {"on-a-gpu", "rope(d=64)", kDLCUDA, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
+    {"on-vulkan", "rope(d=64)", kDLVulkan, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
     {"takes-no-place", "rope(d=64)", kDLCPU, PEC_TAKES_IDS64, 0, refuse_everything},
     {"unknown-flag", "rope(d=64)", kDLCPU, PEC_TAKES_EVERY_CALL | (1u << 20), 0, refuse_everything},
     {"no-entry-point", "rope(d=64)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, 0},

@@ -1,0 +1,94 @@
+#ifndef PECONFORM_OPENCL_KERNEL_ARGS_H
+#define PECONFORM_OPENCL_KERNEL_ARGS_H
+/* Where each integer parameter of a launch sits in the `long` argument buffer the host fills
+ * and the kernels in kernels/ read (one buffer rather than dozens of scalar arguments, whose
+ * order the host and the device would each have to repeat). Read by the host C++ and, embedded
+ * in the program source, by OpenCL C. Offsets and strides are in elements, from the start of
+ * the device buffer (guards included), so that a kernel addresses the campaign's buffer as the
+ * host does. */
+
+/* The storage dtype of a program, its -DPEC_DTYPE=<code>. */
+#define PEC_DTYPE_FP64 0
+#define PEC_DTYPE_FP32 1
+#define PEC_DTYPE_FP16 2
+#define PEC_DTYPE_BF16 3
+
+/* Rotary families, one work-item per (token, pair). Flags: */
+#define PEC_ROTARY_FLOAT_ANGLE 1 /* fp32-angle */
+#define PEC_ROTARY_RUNNING 2     /* fp32-angle with ggml's running product */
+#define PEC_ROTARY_SCALED 4      /* ggml under linear scaling: times freq_scale */
+#define PEC_ROTARY_LOWP 8        /* lowp-cache: cos and sin rounded to the storage format */
+#define PEC_ROTARY_BATCH 0
+#define PEC_ROTARY_SEQ 1
+#define PEC_ROTARY_PAIRS 2
+#define PEC_ROTARY_START 3
+#define PEC_ROTARY_D 4
+#define PEC_ROTARY_DIMS 5
+#define PEC_ROTARY_AXES 6
+#define PEC_ROTARY_LAYOUT 7
+#define PEC_ROTARY_ID_OFFSET 8
+#define PEC_ROTARY_IDS64 9
+#define PEC_ROTARY_OPERANDS 10
+#define PEC_ROTARY_FLAGS 11
+#define PEC_ROTARY_OPERAND0 12 /* then per operand: */
+#define PEC_OPERAND_HEADS 0
+#define PEC_OPERAND_IN_ORIGIN 1
+#define PEC_OPERAND_IN_STRIDE 2 /* four strides: batch, seq, head, element */
+#define PEC_OPERAND_OUT_ORIGIN 6
+#define PEC_OPERAND_OUT_STRIDE 7
+#define PEC_OPERAND_FIELDS 11
+#define PEC_ROTARY_ARGS (PEC_ROTARY_OPERAND0 + 2 * PEC_OPERAND_FIELDS)
+/* The doubles of each pair in the pair buffer. */
+#define PEC_PAIR_HI 0
+#define PEC_PAIR_LO 1
+#define PEC_PAIR_F32 2
+#define PEC_PAIR_LOG_ZETA 3
+#define PEC_PAIR_AXIS 4
+#define PEC_PAIR_INDEX 5 /* the frequency index k of ggml's running product */
+#define PEC_PAIR_FIELDS 6
+
+/* Sinusoidal and Transformer-XL tables, one work-item per element. */
+#define PEC_TABLE_ROWS 0
+#define PEC_TABLE_D 1
+#define PEC_TABLE_FIRST 2
+#define PEC_TABLE_OFFSET 3
+#define PEC_TABLE_CLAMP_LEN 4
+#define PEC_TABLE_ABSOLUTE 5
+#define PEC_TABLE_INTERLEAVED 6
+#define PEC_TABLE_COS_FIRST 7
+#define PEC_TABLE_FLOAT_ANGLE 8
+#define PEC_TABLE_OUT_ORIGIN 9
+#define PEC_TABLE_OUT_STRIDE 10 /* four strides */
+#define PEC_TABLE_ARGS 14
+#define PEC_FREQUENCY_FIELDS 3 /* hi, lo, f32 */
+
+/* ALiBi, T5 and Shaw: one work-item per (head,) query, key. */
+#define PEC_RELATIVE_HEADS 0
+#define PEC_RELATIVE_Q_FIRST 1
+#define PEC_RELATIVE_Q_LEN 2
+#define PEC_RELATIVE_K_FIRST 3
+#define PEC_RELATIVE_K_LEN 4
+#define PEC_RELATIVE_CAUSAL 5        /* ALiBi */
+#define PEC_RELATIVE_FLOAT_ANGLE 6   /* ALiBi */
+#define PEC_RELATIVE_BIDIRECTIONAL 7 /* T5 */
+#define PEC_RELATIVE_UPPER_HALF 8    /* T5 */
+#define PEC_RELATIVE_EXACT 9         /* T5 */
+#define PEC_RELATIVE_STARTS 10       /* T5 */
+#define PEC_RELATIVE_WINDOW 11       /* Shaw */
+#define PEC_RELATIVE_OUT_ORIGIN 12
+#define PEC_RELATIVE_OUT_STRIDE 13 /* four strides */
+#define PEC_RELATIVE_ARGS 17
+
+/* Learned gathers, one work-item per output element. */
+#define PEC_GATHER_BATCH 0
+#define PEC_GATHER_SEQ 1
+#define PEC_GATHER_D 2
+#define PEC_GATHER_IDS64 3
+#define PEC_GATHER_ID_OFFSET 4
+#define PEC_GATHER_TABLE_ORIGIN 5
+#define PEC_GATHER_TABLE_STRIDE 6 /* four strides */
+#define PEC_GATHER_OUT_ORIGIN 10
+#define PEC_GATHER_OUT_STRIDE 11 /* four strides */
+#define PEC_GATHER_ARGS 15
+
+#endif

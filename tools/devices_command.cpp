@@ -1,0 +1,62 @@
+// peconform devices: the accelerators this machine offers the device backends. OpenCL devices
+// carry the global index that `run --backend opencl --device N` and PECONFORM_OPENCL_DEVICE
+// take. Exit 0 whatever is found, none included: listing is not a check.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#ifdef PECONFORM_HAVE_OPENCL
+#include "backends/opencl/opencl_runtime.hpp"
+#endif
+#include "tools/commands.hpp"
+
+namespace peconform {
+namespace {
+
+nlohmann::json opencl_devices_json() {
+  nlohmann::json devices = nlohmann::json::array();
+#ifdef PECONFORM_HAVE_OPENCL
+  for (const opencl::DeviceInfo& d : opencl::list_devices())
+    devices.push_back({{"index", d.index}, {"name", d.name}, {"platform", d.platform_name}, {"type", d.type},
+                       {"version", d.version}, {"driver", d.driver_version}, {"fp64", d.fp64}, {"fp16", d.fp16},
+                       {"global_memory_bytes", d.global_memory}, {"largest_allocation_bytes", d.largest_allocation},
+                       {"compute_units", d.compute_units}});
+#endif
+  return devices;
+}
+
+void print_devices(bool json) {
+  const nlohmann::json opencl = opencl_devices_json();
+#ifdef PECONFORM_HAVE_OPENCL
+  const bool opencl_built = true;
+#else
+  const bool opencl_built = false;
+#endif
+  // CUDA devices are listed here once backends/cuda provides cuda_devices.hpp.
+  if (json) {
+    fmt::print("{}\n", nlohmann::json{{"opencl", {{"built", opencl_built}, {"devices", opencl}}}}.dump(2));
+    return;
+  }
+  fmt::print("OpenCL devices (--backend opencl --device N, or PECONFORM_OPENCL_DEVICE=N):\n");
+  if (!opencl_built)
+    fmt::print("  none: this build has no OpenCL (Debian: ocl-icd-opencl-dev opencl-c-headers, then rebuild)\n");
+  else if (opencl.empty())
+    fmt::print("  none: the ICD loader lists no OpenCL platform (Debian: pocl-opencl-icd for the CPU, or a GPU driver)\n");
+  for (const nlohmann::json& d : opencl)
+    fmt::print("  {}: {} [{}, {}] on {}; {}; fp64 {}, fp16 {}; {:.1f} GiB global memory, {} compute units\n",
+               d["index"].get<int>(), d["name"].get<std::string>(), d["type"].get<std::string>(),
+               d["version"].get<std::string>(), d["platform"].get<std::string>(), d["driver"].get<std::string>(),
+               d["fp64"].get<bool>() ? "yes" : "no (the backend needs it)", d["fp16"].get<bool>() ? "yes" : "no",
+               static_cast<double>(d["global_memory_bytes"].get<std::uint64_t>()) / (1u << 30),
+               d["compute_units"].get<std::uint32_t>());
+}
+
+}  // namespace
+
+void add_devices_command(CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  CLI::App* command = app.add_subcommand("devices", "List the OpenCL (and CUDA) devices the device backends can run on");
+  command->add_flag("--json", *json, "Print the list as JSON");
+  command->callback([json] { print_devices(*json); });
+}
+
+}  // namespace peconform
