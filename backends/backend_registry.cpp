@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "backends/cpu/cpu_tensor_backend.hpp"
+#include "backends/cuda/cuda_tensor_backend.hpp"
 #include "backends/reference_tensor_backend.hpp"
 #include "backends/reference_tiers.hpp"
 #include "spec/spec_error.hpp"
@@ -11,7 +12,7 @@
 namespace peconform {
 
 const std::vector<std::string>& backend_names() {
-  static const std::vector<std::string> names{"cpu", "fast", "exact"};
+  static const std::vector<std::string> names{"cpu", "fast", "exact", "cuda"};
   return names;
 }
 
@@ -19,6 +20,7 @@ std::unique_ptr<TensorBackend> make_backend(std::string_view name) {
   // The tiers' call sizes keep one call near a second: binary128 costs about a microsecond
   // per element, MPFR about twenty.
   if (name == "cpu") return cpu::make_cpu_tensor_backend();
+  if (name == "cuda") return cuda::make_cuda_tensor_backend();
   if (name == "fast") return make_reference_tensor_backend("fast", fast_tier(), std::int64_t{1} << 15);
   if (name == "exact") return make_reference_tensor_backend("exact", exact_tier(), std::int64_t{1} << 11);
   throw SpecError(fmt::format("unknown backend '{}'; expected one of {}", name, fmt::join(backend_names(), ", ")));

@@ -1,0 +1,18 @@
+#pragma once
+// Our CUDA kernels (cuda_kernels.cu) as a tensor backend. Each call is planned on the host by the
+// CPU backend's own plan code (make_rotary_plan, make_sinusoid_plan, ...), checked there the way
+// the CPU kernels check it, and every host Buffer is copied whole to the device (guards,
+// padding and sentinels included) and back, so that an unwritten element or a write out of
+// bounds on the device shows in the campaign as it does on the host.
+#include <memory>
+
+#include "backends/tensor_backend.hpp"
+
+namespace peconform::cuda {
+
+// Throws SpecError naming what is missing when this build has no CUDA (nvcc was not found, or
+// PECONFORM_CUDA=OFF) or when the CUDA runtime finds no usable device (no driver, no GPU):
+// cudaGetDeviceCount's own error string.
+std::unique_ptr<TensorBackend> make_cuda_tensor_backend();
+
+}  // namespace peconform::cuda
