@@ -1,9 +1,10 @@
 #pragma once
-// The launches of the CUDA kernels (cuda_kernels.cu) as plain functions on plain structs, so
-// that nvcc compiles only the kernels and the element math (backends/gpu/*.h), and everything
-// that plans, checks and copies (cuda_tensor_backend.cpp) is ordinary host C++ that never meets
-// nvcc. Pointers are device pointers; every index is 64-bit. Each launch returns the CUDA error
-// of the launch itself, as an int so that this header needs no CUDA header.
+// The parameters of the CUDA kernels as plain structs, and their launches (cuda_kernels.cu) as
+// plain functions, so that nvcc compiles only the kernels and the element math
+// (backends/gpu/*.h), and everything that plans, checks and copies (cuda_tensor_backend.cpp) is
+// ordinary host C++ that never meets nvcc. Pointers point where the kernel runs (the device, or
+// the host for tests/backends/cuda/host_place.cpp); every index is 64-bit. Each launch returns
+// the CUDA error of the launch itself, as an int so that this header needs no CUDA header.
 #include <cstdint>
 
 #include "backends/gpu/angle_math.h"
@@ -43,6 +44,11 @@ struct DeviceOperand {
 
 inline constexpr int kMaxDeviceOperands = 2;
 
+struct RotaryOperands {
+  DeviceOperand operand[kMaxDeviceOperands];
+  int count = 0;
+};
+
 // [axes, batch, seq] contiguous ids, int32 or int64, to which `offset` is added.
 struct DeviceIds {
   const void* data = nullptr;
@@ -50,8 +56,7 @@ struct DeviceIds {
   std::int64_t batch = 1, seq = 1, offset = 0;
 };
 
-int launch_rotary(Storage storage, const DeviceRotaryPlan& plan, const DeviceOperand* operands, int operand_count,
-                  const DeviceIds& ids);
+int launch_rotary(Storage storage, const DeviceRotaryPlan& plan, const RotaryOperands& operands, const DeviceIds& ids);
 
 // Sinusoidal and Transformer-XL rows: row r of d values at out + r*row_stride + e*element_stride.
 struct DeviceSinusoidPlan {
@@ -65,6 +70,11 @@ struct DeviceSinusoidPlan {
 int launch_sinusoid(Storage storage, const DeviceSinusoidPlan& plan, void* out, std::int64_t row_stride,
                     std::int64_t element_stride);
 
+// The strides of a [heads, q, k] bias block (T5 and Shaw: one head).
+struct BiasStrides {
+  std::int64_t head = 0, query = 0, key = 0;
+};
+
 // ALiBi biases [heads, q, k] with strides.
 struct DeviceAlibiPlan {
   std::int64_t heads = 0, q_first = 0, q_len = 0, k_first = 0, k_len = 0;
@@ -73,7 +83,7 @@ struct DeviceAlibiPlan {
   const float* slope_f32 = nullptr;  // [heads]
 };
 
-int launch_alibi(Storage storage, const DeviceAlibiPlan& plan, void* out, const std::int64_t stride[3]);
+int launch_alibi(Storage storage, const DeviceAlibiPlan& plan, void* out, const BiasStrides& stride);
 
 // T5 buckets or Shaw indices [q, k] (int32) with strides.
 struct DeviceRelativeIndexPlan {
@@ -86,7 +96,7 @@ struct DeviceRelativeIndexPlan {
   int starts = 0;
 };
 
-int launch_relative_index(const DeviceRelativeIndexPlan& plan, std::int32_t* out, const std::int64_t stride[2]);
+int launch_relative_index(const DeviceRelativeIndexPlan& plan, std::int32_t* out, const BiasStrides& stride);
 
 // Learned: out[b, s, e] = table[id(b, s), e], elements of `element_size` bytes moved as bits.
 struct DeviceGather {

@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "backends/cpu/rotary_plan.hpp"
 #include "backends/cuda/cuda_devices.hpp"
+#include "backends/cuda/cuda_place.hpp"
 #include "backends/cuda/device_rotary_plan.hpp"
 
 namespace peconform::cuda {
@@ -25,6 +27,10 @@ struct Shape {
 };
 
 // The median of `repeats` timed runs of `body` after one untimed one, by CUDA events.
+void check(cudaError_t error, const char* what) {
+  if (error != cudaSuccess) throw std::runtime_error(fmt::format("{} failed: {}", what, cudaGetErrorString(error)));
+}
+
 template <class Body> double median_milliseconds(int repeats, Body body) {
   body();
   check(cudaDeviceSynchronize(), "warm-up");
@@ -47,19 +53,21 @@ template <class Body> double median_milliseconds(int repeats, Body body) {
   return times[times.size() / 2];
 }
 
-std::string measure(const Shape& shape, Dtype dtype, int repeats) {
+std::string measure(const KernelPlace& place, const Shape& shape, Dtype dtype, int repeats) {
   const std::string spec_text = fmt::format("rope(d={},base=10000,layout=half,dtype={})", shape.dim, dtype_name(dtype));
   const cpu::RotaryPlan plan = cpu::make_rotary_plan(Spec::parse(spec_text), shape.seq);
-  const UploadedRotaryPlan device = upload_rotary_plan(plan);
+  const UploadedRotaryPlan device = upload_rotary_plan(place, plan);
   const std::int64_t elements = shape.batch * shape.seq * shape.heads * shape.dim;
   const std::size_t bytes = static_cast<std::size_t>(elements) * (dtype == Dtype::fp32 ? 4 : 2);
-  DeviceMemory tensor(bytes), copy(bytes);
+  PlacedMemory tensor(place, bytes), copy(place, bytes);
   check(cudaMemset(tensor.data(), 0, bytes), "cudaMemset");
   std::vector<std::int64_t> positions(static_cast<std::size_t>(shape.batch * shape.seq));
   for (std::size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<std::int64_t>(i) % shape.seq;
-  const auto ids_memory = upload_vector(positions);
+  const auto ids_memory = upload_vector(place, positions);
   const DeviceIds ids{ids_memory->data(), true, shape.batch, shape.seq, 0};
-  DeviceOperand operand;
+  RotaryOperands operands;
+  operands.count = 1;
+  DeviceOperand& operand = operands.operand[0];
   operand.in = tensor.data();
   operand.out = tensor.data();
   operand.heads = shape.heads;
@@ -68,7 +76,7 @@ std::string measure(const Shape& shape, Dtype dtype, int repeats) {
   std::copy(strides, strides + 4, operand.out_stride);
 
   const double rope = median_milliseconds(repeats, [&] {
-    const int error = launch_rotary(storage_of(dtype), device.plan, &operand, 1, ids);
+    const int error = launch_rotary(storage_of(dtype), device.plan, operands, ids);
     if (error != cudaSuccess) check(static_cast<cudaError_t>(error), "the rotary kernel's launch");
   });
   const double copied = median_milliseconds(repeats, [&] { check(cudaMemcpy(copy.data(), tensor.data(), bytes, cudaMemcpyDeviceToDevice), "copy"); });
@@ -100,10 +108,10 @@ int bench(int argc, char** argv) {
     std::fprintf(stderr, "cuda_rope_bench: no CUDA device: %s\n", found.unavailable.c_str());
     return 2;
   }
-  check(cudaSetDevice(found.devices.front().index), "cudaSetDevice");
+  const std::unique_ptr<KernelPlace> place = make_cuda_place(found.devices.front().index);
   std::vector<std::string> records;
   for (const Shape& shape : {Shape{1, 4096, 32, 128}, Shape{1, 131072, 8, 128}})
-    for (const Dtype dtype : {Dtype::bf16, Dtype::fp32}) records.push_back(measure(shape, dtype, repeats));
+    for (const Dtype dtype : {Dtype::bf16, Dtype::fp32}) records.push_back(measure(*place, shape, dtype, repeats));
   const CudaDevice& device = found.devices.front();
   std::string joined;
   for (const std::string& record : records) joined += (joined.empty() ? "\n    " : ",\n    ") + record;

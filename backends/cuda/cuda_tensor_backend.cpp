@@ -1,6 +1,5 @@
 #include "backends/cuda/cuda_tensor_backend.hpp"
 
-#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,35 +8,25 @@
 #include "backends/cpu/t5_plan.hpp"
 #include "backends/cpu/table_kernels.hpp"
 #include "backends/cpu/tensor.hpp"
-#include "backends/cuda/cuda_devices.hpp"
-#include "backends/cuda/cuda_kernels.hpp"
-#include "backends/cuda/device_memory.hpp"
 #include "backends/cuda/device_rotary_plan.hpp"
+#include "backends/cuda/kernel_place.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::cuda {
 namespace {
 
-// A kernel that failed to launch or faulted while it ran (an illegal address): the kernel's
-// failure, which the campaign reports and goes on from.
-void check_kernel(int launch_error, const char* kernel) {
-  if (launch_error != cudaSuccess)
-    throw KernelFailure("crash", fmt::format("CUDA {} kernel failed to launch: {}", kernel,
-                                             cudaGetErrorString(static_cast<cudaError_t>(launch_error))));
-  if (const cudaError_t error = cudaDeviceSynchronize(); error != cudaSuccess)
-    throw KernelFailure("crash", fmt::format("CUDA {} kernel failed: {}", kernel, cudaGetErrorString(error)));
-}
-
 // A host Buffer on the device, copied whole: its guards, padding and sentinels travel with it.
 class DeviceBuffer {
  public:
-  explicit DeviceBuffer(const Buffer& host) : host_(host), memory_(host.bytes.size()) { memory_.upload(host.bytes.data()); }
+  DeviceBuffer(const KernelPlace& place, const Buffer& host) : host_(host), memory_(place, host.bytes.size()) {
+    memory_.upload(host.bytes.data());
+  }
   void* data() const { return static_cast<std::byte*>(memory_.data()) + host_.origin * static_cast<std::int64_t>(element_size(host_.type)); }
   void download(Buffer& host) const { memory_.download(host.bytes.data()); }
 
  private:
   const Buffer& host_;
-  DeviceMemory memory_;
+  PlacedMemory memory_;
 };
 
 // A view must stay inside its bytes: the device has no guard page to stop a stray stride.
@@ -61,12 +50,12 @@ cpu::PositionIds host_ids(const KernelCall& call) {
 
 // The ids on the device, as the call holds them (int32 or int64); the offset is added there.
 struct UploadedIds {
-  std::unique_ptr<DeviceMemory> memory;
+  std::unique_ptr<PlacedMemory> memory;
   DeviceIds ids;
 };
-UploadedIds upload_ids(const KernelCall& call) {
+UploadedIds upload_ids(const KernelPlace& place, const KernelCall& call) {
   UploadedIds uploaded;
-  uploaded.memory = call.ids64 ? upload_vector(call.ids64_data) : upload_vector(call.ids32_data);
+  uploaded.memory = call.ids64 ? upload_vector(place, call.ids64_data) : upload_vector(place, call.ids32_data);
   uploaded.ids = {uploaded.memory->data(), call.ids64, call.batch, call.seq, call.id_offset};
   return uploaded;
 }
@@ -78,7 +67,7 @@ void check_ids_size(const KernelCall& call, int axes) {
   if (held < needed) throw SpecError(fmt::format("the call holds {} position ids, [axes, batch, seq] needs {}", held, needed));
 }
 
-void run_rotary(KernelCall& call) {
+void run_rotary(const KernelPlace& place, KernelCall& call) {
   const cpu::RotaryPlan plan = cpu::make_rotary_plan(call.spec, call.sequence_length);
   const std::size_t count = call.outputs.size();
   if (count == 0 || count > static_cast<std::size_t>(kMaxDeviceOperands))
@@ -108,21 +97,22 @@ void run_rotary(KernelCall& call) {
                                       p, axis, b, s, plan.largest_position, call.spec.canonical()));
       }
 
-  const UploadedRotaryPlan device = upload_rotary_plan(plan);
-  const UploadedIds device_ids = upload_ids(call);
+  const UploadedRotaryPlan device = upload_rotary_plan(place, plan);
+  const UploadedIds device_ids = upload_ids(place, call);
 
   // interleaved_to_half in place would have a thread write where another still reads, so the
   // kernel reads from a copy of the operand made before it runs (the CPU kernel's row buffer).
   const bool read_from_copy = call.in_place && call.spec.layout == Layout::interleaved_to_half;
   std::vector<std::unique_ptr<DeviceBuffer>> outputs, sources;
-  DeviceOperand operands[kMaxDeviceOperands];
+  RotaryOperands operands;
+  operands.count = static_cast<int>(count);
   for (std::size_t k = 0; k < count; ++k) {
     const Buffer& out = call.outputs[k];
-    outputs.push_back(std::make_unique<DeviceBuffer>(out));
+    outputs.push_back(std::make_unique<DeviceBuffer>(place, out));
     const bool separate = !call.in_place || read_from_copy;
-    if (separate) sources.push_back(std::make_unique<DeviceBuffer>(call.in_place ? out : call.inputs[k]));
+    if (separate) sources.push_back(std::make_unique<DeviceBuffer>(place, call.in_place ? out : call.inputs[k]));
     const Buffer& in = call.in_place ? out : call.inputs[k];
-    DeviceOperand& operand = operands[k];
+    DeviceOperand& operand = operands.operand[k];
     operand.out = outputs.back()->data();
     operand.in = separate ? sources.back()->data() : operand.out;
     operand.heads = out.shape[2];
@@ -131,14 +121,14 @@ void run_rotary(KernelCall& call) {
       operand.out_stride[axis] = out.stride[axis];
     }
   }
-  check_kernel(launch_rotary(storage_of(call.spec.dtype), device.plan, operands, static_cast<int>(count), device_ids.ids), "rotary");
+  place.rotary(storage_of(call.spec.dtype), device.plan, operands, device_ids.ids);
   for (std::size_t k = 0; k < count; ++k) outputs[k]->download(call.outputs[k]);
   // Inputs come back too, so that a kernel that wrote into one is caught (input_fingerprint).
   if (!call.in_place)
     for (std::size_t k = 0; k < count; ++k) sources[k]->download(call.inputs[k]);
 }
 
-void run_sinusoid(KernelCall& call) {
+void run_sinusoid(const KernelPlace& place, KernelCall& call) {
   const Spec& spec = call.spec;
   const cpu::SinusoidPlan plan = cpu::make_sinusoid_plan(spec);
   const bool absolute = spec.family == Family::sinusoidal;
@@ -155,8 +145,8 @@ void run_sinusoid(KernelCall& call) {
   std::vector<float> frequency_f32;
   for (const cpu::SplitFrequency& f : plan.frequency) frequency.push_back({f.hi, f.lo});
   for (const double f : plan.frequency_f32) frequency_f32.push_back(static_cast<float>(f));
-  const auto frequencies = upload_vector(frequency);
-  const auto frequencies_f32 = upload_vector(frequency_f32);
+  const auto frequencies = upload_vector(place, frequency);
+  const auto frequencies_f32 = upload_vector(place, frequency_f32);
   DeviceSinusoidPlan device;
   device.d = spec.d;
   device.absolute = absolute;
@@ -169,8 +159,8 @@ void run_sinusoid(KernelCall& call) {
   device.clamp_len = spec.clamp_len;
   device.frequency = static_cast<const pec_frequency*>(frequencies->data());
   device.frequency_f32 = static_cast<const float*>(frequencies_f32->data());
-  DeviceBuffer device_out(out);
-  check_kernel(launch_sinusoid(storage_of(spec.dtype), device, device_out.data(), out.stride[1], out.stride[3]), "sinusoid");
+  DeviceBuffer device_out(place, out);
+  place.sinusoid(storage_of(spec.dtype), device, device_out.data(), out.stride[1], out.stride[3]);
   device_out.download(out);
 }
 
@@ -185,14 +175,14 @@ void check_relative_call(const KernelCall& call, std::int64_t heads) {
   cpu::check_position_range("key position", call.key_first, call.keys, cpu::kLargestTablePosition);
 }
 
-void run_alibi(KernelCall& call) {
+void run_alibi(const KernelPlace& place, KernelCall& call) {
   const cpu::AlibiPlan plan = cpu::make_alibi_plan(call.spec);
   const auto heads = static_cast<std::int64_t>(plan.slope.size());
   check_relative_call(call, heads);
   std::vector<float> slope_f32;
   for (const double slope : plan.slope_f32) slope_f32.push_back(static_cast<float>(slope));  // float32 values, exact
-  const auto slopes = upload_vector(plan.slope);
-  const auto slopes_f32 = upload_vector(slope_f32);
+  const auto slopes = upload_vector(place, plan.slope);
+  const auto slopes_f32 = upload_vector(place, slope_f32);
   DeviceAlibiPlan device;
   device.heads = heads;
   device.q_first = call.first;
@@ -204,13 +194,12 @@ void run_alibi(KernelCall& call) {
   device.slope = static_cast<const double*>(slopes->data());
   device.slope_f32 = static_cast<const float*>(slopes_f32->data());
   Buffer& out = call.outputs[0];
-  DeviceBuffer device_out(out);
-  const std::int64_t stride[3] = {out.stride[1], out.stride[2], out.stride[3]};
-  check_kernel(launch_alibi(storage_of(call.spec.dtype), device, device_out.data(), stride), "alibi");
+  DeviceBuffer device_out(place, out);
+  place.alibi(storage_of(call.spec.dtype), device, device_out.data(), {out.stride[1], out.stride[2], out.stride[3]});
   device_out.download(out);
 }
 
-void run_relative_index(KernelCall& call) {
+void run_relative_index(const KernelPlace& place, KernelCall& call) {
   check_relative_call(call, 1);
   const bool t5 = call.spec.family == Family::t5;
   std::vector<std::int64_t> bucket_start;
@@ -225,7 +214,7 @@ void run_relative_index(KernelCall& call) {
   } else {
     device.window = call.spec.k;
   }
-  const auto starts = upload_vector(bucket_start);
+  const auto starts = upload_vector(place, bucket_start);
   device.bucket_start = static_cast<const std::int64_t*>(starts->data());
   device.starts = static_cast<int>(bucket_start.size());
   device.q_first = call.first;
@@ -233,13 +222,12 @@ void run_relative_index(KernelCall& call) {
   device.k_first = call.key_first;
   device.k_len = call.keys;
   Buffer& out = call.outputs[0];
-  DeviceBuffer device_out(out);
-  const std::int64_t stride[2] = {out.stride[2], out.stride[3]};
-  check_kernel(launch_relative_index(device, static_cast<std::int32_t*>(device_out.data()), stride), t5 ? "t5" : "shaw");
+  DeviceBuffer device_out(place, out);
+  place.relative_index(device, static_cast<std::int32_t*>(device_out.data()), {0, out.stride[2], out.stride[3]});
   device_out.download(out);
 }
 
-void run_gather(KernelCall& call) {
+void run_gather(const KernelPlace& place, KernelCall& call) {
   const Spec& spec = call.spec;
   if (call.inputs.size() != 1 || call.outputs.size() != 1)
     throw SpecError(fmt::format("a learned call has one table and one output, found {} and {}", call.inputs.size(), call.outputs.size()));
@@ -261,8 +249,8 @@ void run_gather(KernelCall& call) {
         throw SpecError(fmt::format("position id {} at [batch {}, seq {}] is past the learned table of {} rows (valid: 0..{})", id, b,
                                     s, spec.rows, spec.rows - 1));
     }
-  const UploadedIds device_ids = upload_ids(call);
-  DeviceBuffer device_table(table), device_out(out);
+  const UploadedIds device_ids = upload_ids(place, call);
+  DeviceBuffer device_table(place, table), device_out(place, out);
   DeviceGather gather;
   gather.table = device_table.data();
   gather.table_row_stride = table.stride[2];
@@ -271,50 +259,52 @@ void run_gather(KernelCall& call) {
   for (std::size_t axis = 0; axis < 4; ++axis) gather.out_stride[axis] = out.stride[axis];
   gather.d = spec.d;
   gather.element_size = static_cast<int>(element_size(out.type));
-  check_kernel(launch_gather(gather, device_ids.ids), "gather");
+  place.gather(gather, device_ids.ids);
   device_out.download(out);
   device_table.download(call.inputs[0]);
 }
 
-class CudaTensorBackend final : public TensorBackend {
+class PlacedTensorBackend final : public TensorBackend {
  public:
-  explicit CudaTensorBackend(std::int64_t memory_bytes) : memory_bytes_(memory_bytes) {}
-  std::string name() const override { return "cuda"; }
+  PlacedTensorBackend(std::string name, std::shared_ptr<const KernelPlace> place, std::int64_t memory_bytes)
+      : name_(std::move(name)), place_(std::move(place)), memory_bytes_(memory_bytes) {}
+  std::string name() const override { return name_; }
   BackendCapabilities capabilities() const override {
     BackendCapabilities capabilities;
     capabilities.families = all_families();
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
     capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
-    // A call holds its inputs and outputs, at most 8 bytes an element each, on the device at once.
+    // A call holds its inputs and outputs, at most 8 bytes an element each, at once.
     capabilities.largest_call_elements = std::min<std::int64_t>(std::int64_t{1} << 32, memory_bytes_ / 32);
     return capabilities;
   }
   void run(KernelCall& call) const override {
+    const KernelPlace& place = *place_;
     switch (call.spec.family) {
       case Family::rope:
       case Family::xpos:
       case Family::mrope:
-      case Family::rope2d: run_rotary(call); break;
+      case Family::rope2d: run_rotary(place, call); break;
       case Family::sinusoidal:
-      case Family::xl: run_sinusoid(call); break;
-      case Family::alibi: run_alibi(call); break;
+      case Family::xl: run_sinusoid(place, call); break;
+      case Family::alibi: run_alibi(place, call); break;
       case Family::t5:
-      case Family::shaw: run_relative_index(call); break;
-      case Family::learned: run_gather(call); break;
+      case Family::shaw: run_relative_index(place, call); break;
+      case Family::learned: run_gather(place, call); break;
     }
   }
 
  private:
+  std::string name_;
+  std::shared_ptr<const KernelPlace> place_;
   std::int64_t memory_bytes_;
 };
 
 }  // namespace
 
-std::unique_ptr<TensorBackend> make_cuda_tensor_backend() {
-  const CudaDevices found = cuda_devices();
-  if (found.devices.empty()) throw SpecError("--backend cuda: no CUDA device to run on: " + found.unavailable);
-  check(cudaSetDevice(found.devices.front().index), "cudaSetDevice");
-  return std::make_unique<CudaTensorBackend>(found.devices.front().memory_bytes);
+std::unique_ptr<TensorBackend> make_placed_tensor_backend(std::string name, std::shared_ptr<const KernelPlace> place,
+                                                          std::int64_t memory_bytes) {
+  return std::make_unique<PlacedTensorBackend>(std::move(name), std::move(place), memory_bytes);
 }
 
 }  // namespace peconform::cuda

@@ -14,23 +14,23 @@ Storage storage_of(Dtype dtype) {
   return Storage::fp32;
 }
 
-UploadedRotaryPlan upload_rotary_plan(const cpu::RotaryPlan& plan) {
+UploadedRotaryPlan upload_rotary_plan(const KernelPlace& place, const cpu::RotaryPlan& plan) {
   const Spec& spec = plan.spec;
   std::vector<pec_frequency> frequency;
   std::vector<float> frequency_f32;
   for (const cpu::SplitFrequency& f : plan.frequency) frequency.push_back({f.hi, f.lo});
   for (const double f : plan.frequency_f32) frequency_f32.push_back(static_cast<float>(f));  // float32 values, exact
   UploadedRotaryPlan uploaded;
-  const auto device_pointer = [&](std::unique_ptr<DeviceMemory> memory) {
+  const auto device_pointer = [&](std::unique_ptr<PlacedMemory> memory) {
     uploaded.arrays.push_back(std::move(memory));
     return uploaded.arrays.back()->data();
   };
   DeviceRotaryPlan& device = uploaded.plan;
-  device.pair_axis = static_cast<const int*>(device_pointer(upload_vector(plan.pair_axis)));
-  device.pair_frequency = static_cast<const int*>(device_pointer(upload_vector(plan.pair_frequency)));
-  device.frequency = static_cast<const pec_frequency*>(device_pointer(upload_vector(frequency)));
-  device.frequency_f32 = static_cast<const float*>(device_pointer(upload_vector(frequency_f32)));
-  if (!plan.xpos_log_zeta.empty()) device.xpos_log_zeta = static_cast<const double*>(device_pointer(upload_vector(plan.xpos_log_zeta)));
+  device.pair_axis = static_cast<const int*>(device_pointer(upload_vector(place, plan.pair_axis)));
+  device.pair_frequency = static_cast<const int*>(device_pointer(upload_vector(place, plan.pair_frequency)));
+  device.frequency = static_cast<const pec_frequency*>(device_pointer(upload_vector(place, frequency)));
+  device.frequency_f32 = static_cast<const float*>(device_pointer(upload_vector(place, frequency_f32)));
+  if (!plan.xpos_log_zeta.empty()) device.xpos_log_zeta = static_cast<const double*>(device_pointer(upload_vector(place, plan.xpos_log_zeta)));
   device.d = plan.d;
   device.start = plan.start;
   device.dims = plan.dims;
