@@ -10,7 +10,8 @@
 
 namespace peconform {
 
-// cpu, fast or exact; throws SpecError naming the unknown name and the known ones.
+// cpu, fast, exact or cuda; throws SpecError naming the unknown name and the known ones (cuda:
+// naming what is missing where it cannot run).
 std::unique_ptr<TensorBackend> make_backend(std::string_view name);
 const std::vector<std::string>& backend_names();
 
