@@ -11,8 +11,9 @@
 
 namespace peconform {
 
-// cpu, fast, exact or opencl; throws SpecError naming the unknown name and the known ones.
-// `device` picks the device of a device backend (opencl: the index `peconform devices` prints).
+// cpu, fast, exact, opencl or cuda; throws SpecError naming the unknown name and the known ones
+// (opencl, cuda: naming what is missing where they cannot run). `device` picks the device of a
+// device backend: opencl's index as `peconform devices` prints it, cuda's CUDA device index.
 std::unique_ptr<TensorBackend> make_backend(std::string_view name, std::optional<int> device = std::nullopt);
 const std::vector<std::string>& backend_names();
 

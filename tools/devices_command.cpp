@@ -1,12 +1,14 @@
 // peconform devices: the accelerators this machine offers the device backends. OpenCL devices
 // carry the global index that `run --backend opencl --device N` and PECONFORM_OPENCL_DEVICE
-// take. Exit 0 whatever is found, none included: listing is not a check.
+// take, CUDA devices the CUDA index `run --backend cuda --device N` takes. Exit 0 whatever is
+// found, none included: listing is not a check.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #ifdef PECONFORM_HAVE_OPENCL
 #include "backends/opencl/opencl_runtime.hpp"
 #endif
+#include "backends/cuda/cuda_devices.hpp"
 #include "tools/commands.hpp"
 
 namespace peconform {
@@ -24,16 +26,28 @@ nlohmann::json opencl_devices_json() {
   return devices;
 }
 
+// Every build has cuda_devices(): a build without CUDA says so in `unavailable`.
+nlohmann::json cuda_json() {
+  const cuda::CudaDevices found = cuda::cuda_devices();
+  nlohmann::json devices = nlohmann::json::array();
+  for (const cuda::CudaDevice& d : found.devices)
+    devices.push_back({{"index", d.index}, {"name", d.name}, {"compute_capability", fmt::format("{}.{}", d.major, d.minor)},
+                       {"global_memory_bytes", d.memory_bytes}});
+  nlohmann::json cuda{{"devices", devices}};
+  if (!found.unavailable.empty()) cuda["unavailable"] = found.unavailable;
+  return cuda;
+}
+
 void print_devices(bool json) {
   const nlohmann::json opencl = opencl_devices_json();
+  const nlohmann::json cuda = cuda_json();
 #ifdef PECONFORM_HAVE_OPENCL
   const bool opencl_built = true;
 #else
   const bool opencl_built = false;
 #endif
-  // CUDA devices are listed here once backends/cuda provides cuda_devices.hpp.
   if (json) {
-    fmt::print("{}\n", nlohmann::json{{"opencl", {{"built", opencl_built}, {"devices", opencl}}}}.dump(2));
+    fmt::print("{}\n", nlohmann::json{{"opencl", {{"built", opencl_built}, {"devices", opencl}}}, {"cuda", cuda}}.dump(2));
     return;
   }
   fmt::print("OpenCL devices (--backend opencl --device N, or PECONFORM_OPENCL_DEVICE=N):\n");
@@ -48,6 +62,12 @@ void print_devices(bool json) {
                d["fp64"].get<bool>() ? "yes" : "no (the backend needs it)", d["fp16"].get<bool>() ? "yes" : "no",
                static_cast<double>(d["global_memory_bytes"].get<std::uint64_t>()) / (1u << 30),
                d["compute_units"].get<std::uint32_t>());
+  fmt::print("CUDA devices (--backend cuda --device N):\n");
+  if (cuda.contains("unavailable")) fmt::print("  none: {}\n", cuda["unavailable"].get<std::string>());
+  for (const nlohmann::json& d : cuda["devices"])
+    fmt::print("  {}: {}, compute capability {}; {:.1f} GiB global memory\n", d["index"].get<int>(), d["name"].get<std::string>(),
+               d["compute_capability"].get<std::string>(),
+               static_cast<double>(d["global_memory_bytes"].get<std::int64_t>()) / (1u << 30));
 }
 
 }  // namespace

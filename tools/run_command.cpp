@@ -224,10 +224,10 @@ void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* command = app.add_subcommand("run", "Run the conformance campaign on a backend and write its reports");
   CLI::Option* backend =
-      command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers), opencl (our OpenCL kernels)")
+      command->add_option("--backend", options->backend, "cpu (our kernels), fast or exact (the reference tiers), opencl or cuda (our GPU kernels)")
           ->capture_default_str();
-  command->add_option("--device", options->device, "With --backend opencl, or --plugin with OpenCL or CUDA kernels: the device "
-                                                    "index `peconform devices` prints (default: OpenCL's PECONFORM_OPENCL_DEVICE, else 0)")
+  command->add_option("--device", options->device, "With --backend opencl or cuda, or --plugin with OpenCL or CUDA kernels: the "
+                                                    "device index `peconform devices` prints (default: OpenCL's PECONFORM_OPENCL_DEVICE, else 0)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--plugin", options->plugin, "Run the kernels of this library (include/peconform/kernel_abi.h) instead")
       ->excludes(backend);

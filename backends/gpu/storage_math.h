@@ -19,7 +19,9 @@ PEC_FN pec_u16 pec_bf16_of_float(float value) {
 PEC_FN float pec_float_of_half(pec_u16 bits) {
   const pec_u32 sign = ((pec_u32)bits & 0x8000u) << 16;
   const pec_u32 exponent = ((pec_u32)bits >> 10) & 0x1fu, mantissa = (pec_u32)bits & 0x3ffu;
-  if (exponent == 0x1fu) return pec_float_of_bits(sign | 0x7f800000u | (mantissa << 13));
+  /* Infinity, or a NaN: quieted, as every IEEE conversion quiets a signalling NaN (the host's
+   * _Float16 and __fp16 conversions do), its payload kept. */
+  if (exponent == 0x1fu) return pec_float_of_bits(sign | 0x7f800000u | (mantissa << 13) | (mantissa != 0u ? 0x400000u : 0u));
   if (exponent == 0u) /* zero or subnormal: mantissa x 2^-24, exact in float32 */
     return pec_float_of_bits(sign | pec_bits_of_float((float)mantissa * 0x1p-24f));
   return pec_float_of_bits(sign | ((exponent + 112u) << 23) | (mantissa << 13));

@@ -1,0 +1,310 @@
+#include "backends/cuda/cuda_tensor_backend.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "backends/cpu/position_range.hpp"
+#include "backends/cpu/t5_plan.hpp"
+#include "backends/cpu/table_kernels.hpp"
+#include "backends/cpu/tensor.hpp"
+#include "backends/cuda/device_rotary_plan.hpp"
+#include "backends/cuda/kernel_place.hpp"
+#include "spec/spec_error.hpp"
+
+namespace peconform::cuda {
+namespace {
+
+// A host Buffer on the device, copied whole: its guards, padding and sentinels travel with it.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(const KernelPlace& place, const Buffer& host) : host_(host), memory_(place, host.bytes.size()) {
+    memory_.upload(host.bytes.data());
+  }
+  void* data() const { return static_cast<std::byte*>(memory_.data()) + host_.origin * static_cast<std::int64_t>(element_size(host_.type)); }
+  void download(Buffer& host) const { memory_.download(host.bytes.data()); }
+
+ private:
+  const Buffer& host_;
+  PlacedMemory memory_;
+};
+
+// A view must stay inside its bytes: the device has no guard page to stop a stray stride.
+void check_inside(const Buffer& buffer, const std::string& what) {
+  std::int64_t low = 0, high = 0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    if (buffer.shape[k] < 0) throw SpecError(fmt::format("{} has a negative extent {} in dimension {}", what, buffer.shape[k], k));
+    if (buffer.shape[k] == 0) return;
+    const std::int64_t reach = (buffer.shape[k] - 1) * buffer.stride[k];
+    (reach < 0 ? low : high) += reach;
+  }
+  if (buffer.origin + low < 0 || buffer.origin + high >= buffer.size())
+    throw SpecError(fmt::format("{}'s view reaches elements {}..{} of a buffer of {}", what, buffer.origin + low,
+                                buffer.origin + high, buffer.size()));
+}
+
+cpu::PositionIds host_ids(const KernelCall& call) {
+  const void* data = call.ids64 ? static_cast<const void*>(call.ids64_data.data()) : call.ids32_data.data();
+  return {data, call.ids64, call.axes, {call.batch * call.seq, call.seq, 1}, call.id_offset};
+}
+
+// The ids on the device, as the call holds them (int32 or int64); the offset is added there.
+struct UploadedIds {
+  std::unique_ptr<PlacedMemory> memory;
+  DeviceIds ids;
+};
+UploadedIds upload_ids(const KernelPlace& place, const KernelCall& call) {
+  UploadedIds uploaded;
+  uploaded.memory = call.ids64 ? upload_vector(place, call.ids64_data) : upload_vector(place, call.ids32_data);
+  uploaded.ids = {uploaded.memory->data(), call.ids64, call.batch, call.seq, call.id_offset};
+  return uploaded;
+}
+
+void check_ids_size(const KernelCall& call, int axes) {
+  const auto needed = static_cast<std::size_t>(axes * call.batch * call.seq);
+  const std::size_t held = call.ids64 ? call.ids64_data.size() : call.ids32_data.size();
+  if (call.axes != axes) throw SpecError(fmt::format("{} takes {} position axes, found {}", call.spec.canonical(), axes, call.axes));
+  if (held < needed) throw SpecError(fmt::format("the call holds {} position ids, [axes, batch, seq] needs {}", held, needed));
+}
+
+void run_rotary(const KernelPlace& place, KernelCall& call) {
+  const cpu::RotaryPlan plan = cpu::make_rotary_plan(call.spec, call.sequence_length);
+  const std::size_t count = call.outputs.size();
+  if (count == 0 || count > static_cast<std::size_t>(kMaxDeviceOperands))
+    throw SpecError(fmt::format("the CUDA rotary kernel takes 1 to {} operands, found {}", kMaxDeviceOperands, count));
+  if (!call.in_place && call.inputs.size() != count)
+    throw SpecError(fmt::format("{} outputs but {} inputs out of place", count, call.inputs.size()));
+  check_ids_size(call, plan.axes);
+  for (std::size_t k = 0; k < count; ++k) {
+    const Buffer& in = call.in_place ? call.outputs[k] : call.inputs[k];
+    const Buffer& out = call.outputs[k];
+    check_inside(in, fmt::format("operand {}'s input", k));
+    check_inside(out, fmt::format("operand {}'s output", k));
+    if (in.shape != out.shape) throw SpecError(fmt::format("operand {}: input and output shapes differ", k));
+    if (out.shape[3] != plan.d)
+      throw SpecError(fmt::format("operand {} has dim {}, {} needs {}", k, out.shape[3], call.spec.canonical(), plan.d));
+    if (out.shape[0] != call.batch || out.shape[1] != call.seq)
+      throw SpecError(fmt::format("operand {} is [batch {}, seq {}], the ids are [batch {}, seq {}]", k, out.shape[0],
+                                  out.shape[1], call.batch, call.seq));
+  }
+  const cpu::PositionIds ids = host_ids(call);
+  for (int axis = 0; axis < plan.axes; ++axis)
+    for (std::int64_t b = 0; b < call.batch; ++b)
+      for (std::int64_t s = 0; s < call.seq; ++s) {
+        const std::int64_t p = ids.at(axis, b, s);  // throws where id + offset overflows
+        if (p < -plan.largest_position || p > plan.largest_position)
+          throw SpecError(fmt::format("position id {} at [axis {}, batch {}, seq {}] is outside +-{}, where {} angles are claimed",
+                                      p, axis, b, s, plan.largest_position, call.spec.canonical()));
+      }
+
+  const UploadedRotaryPlan device = upload_rotary_plan(place, plan);
+  const UploadedIds device_ids = upload_ids(place, call);
+
+  // interleaved_to_half in place would have a thread write where another still reads, so the
+  // kernel reads from a copy of the operand made before it runs (the CPU kernel's row buffer).
+  const bool read_from_copy = call.in_place && call.spec.layout == Layout::interleaved_to_half;
+  std::vector<std::unique_ptr<DeviceBuffer>> outputs, sources;
+  RotaryOperands operands;
+  operands.count = static_cast<int>(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    const Buffer& out = call.outputs[k];
+    outputs.push_back(std::make_unique<DeviceBuffer>(place, out));
+    const bool separate = !call.in_place || read_from_copy;
+    if (separate) sources.push_back(std::make_unique<DeviceBuffer>(place, call.in_place ? out : call.inputs[k]));
+    const Buffer& in = call.in_place ? out : call.inputs[k];
+    DeviceOperand& operand = operands.operand[k];
+    operand.out = outputs.back()->data();
+    operand.in = separate ? sources.back()->data() : operand.out;
+    operand.heads = out.shape[2];
+    for (std::size_t axis = 0; axis < 4; ++axis) {
+      operand.in_stride[axis] = in.stride[axis];
+      operand.out_stride[axis] = out.stride[axis];
+    }
+  }
+  place.rotary(storage_of(call.spec.dtype), device.plan, operands, device_ids.ids);
+  for (std::size_t k = 0; k < count; ++k) outputs[k]->download(call.outputs[k]);
+  // Inputs come back too, so that a kernel that wrote into one is caught (input_fingerprint).
+  if (!call.in_place)
+    for (std::size_t k = 0; k < count; ++k) sources[k]->download(call.inputs[k]);
+}
+
+void run_sinusoid(const KernelPlace& place, KernelCall& call) {
+  const Spec& spec = call.spec;
+  const cpu::SinusoidPlan plan = cpu::make_sinusoid_plan(spec);
+  const bool absolute = spec.family == Family::sinusoidal;
+  if (call.outputs.size() != 1) throw SpecError(fmt::format("a table call has one output, found {}", call.outputs.size()));
+  Buffer& out = call.outputs[0];
+  check_inside(out, "the table");
+  if (call.rows < 0) throw SpecError(fmt::format("a table needs rows >= 0, found {}", call.rows));
+  if (out.shape[1] != call.rows || out.shape[3] != spec.d)
+    throw SpecError(fmt::format("the table is [{}, {}], the call asks for {} rows of {}", out.shape[1], out.shape[3], call.rows, spec.d));
+  if (absolute && call.first < 0) throw SpecError(fmt::format("sinusoidal positions start at 0, found {}", call.first));
+  cpu::check_position_range("table position", call.first + (absolute ? spec.offset : 0), call.rows, plan.largest_position);
+
+  std::vector<pec_frequency> frequency;
+  std::vector<float> frequency_f32;
+  for (const cpu::SplitFrequency& f : plan.frequency) frequency.push_back({f.hi, f.lo});
+  for (const double f : plan.frequency_f32) frequency_f32.push_back(static_cast<float>(f));
+  const auto frequencies = upload_vector(place, frequency);
+  const auto frequencies_f32 = upload_vector(place, frequency_f32);
+  DeviceSinusoidPlan device;
+  device.d = spec.d;
+  device.absolute = absolute;
+  device.interleaved = absolute && spec.layout == Layout::interleaved;
+  device.cos_first = absolute && spec.order == SinusoidalOrder::cos_sin;
+  device.float_angle = spec.precision == PrecisionClass::fp32_angle;
+  device.first = call.first;
+  device.rows = call.rows;
+  device.offset = spec.offset;
+  device.clamp_len = spec.clamp_len;
+  device.frequency = static_cast<const pec_frequency*>(frequencies->data());
+  device.frequency_f32 = static_cast<const float*>(frequencies_f32->data());
+  DeviceBuffer device_out(place, out);
+  place.sinusoid(storage_of(spec.dtype), device, device_out.data(), out.stride[1], out.stride[3]);
+  device_out.download(out);
+}
+
+void check_relative_call(const KernelCall& call, std::int64_t heads) {
+  if (call.outputs.size() != 1) throw SpecError(fmt::format("a bias call has one output, found {}", call.outputs.size()));
+  const Buffer& out = call.outputs[0];
+  check_inside(out, "the bias");
+  if (out.shape[1] != heads || out.shape[2] != call.rows || out.shape[3] != call.keys)
+    throw SpecError(fmt::format("the output is [{}, {}, {}], the call asks for [{}, {}, {}]", out.shape[1], out.shape[2],
+                                out.shape[3], heads, call.rows, call.keys));
+  cpu::check_position_range("query position", call.first, call.rows, cpu::kLargestTablePosition);
+  cpu::check_position_range("key position", call.key_first, call.keys, cpu::kLargestTablePosition);
+}
+
+void run_alibi(const KernelPlace& place, KernelCall& call) {
+  const cpu::AlibiPlan plan = cpu::make_alibi_plan(call.spec);
+  const auto heads = static_cast<std::int64_t>(plan.slope.size());
+  check_relative_call(call, heads);
+  std::vector<float> slope_f32;
+  for (const double slope : plan.slope_f32) slope_f32.push_back(static_cast<float>(slope));  // float32 values, exact
+  const auto slopes = upload_vector(place, plan.slope);
+  const auto slopes_f32 = upload_vector(place, slope_f32);
+  DeviceAlibiPlan device;
+  device.heads = heads;
+  device.q_first = call.first;
+  device.q_len = call.rows;
+  device.k_first = call.key_first;
+  device.k_len = call.keys;
+  device.causal = call.spec.mode == AlibiMode::causal;
+  device.float_angle = call.spec.precision == PrecisionClass::fp32_angle;
+  device.slope = static_cast<const double*>(slopes->data());
+  device.slope_f32 = static_cast<const float*>(slopes_f32->data());
+  Buffer& out = call.outputs[0];
+  DeviceBuffer device_out(place, out);
+  place.alibi(storage_of(call.spec.dtype), device, device_out.data(), {out.stride[1], out.stride[2], out.stride[3]});
+  device_out.download(out);
+}
+
+void run_relative_index(const KernelPlace& place, KernelCall& call) {
+  check_relative_call(call, 1);
+  const bool t5 = call.spec.family == Family::t5;
+  std::vector<std::int64_t> bucket_start;
+  DeviceRelativeIndexPlan device;
+  device.t5 = t5;
+  if (t5) {
+    const cpu::T5Plan plan = cpu::make_t5_plan(call.spec);
+    bucket_start = plan.bucket_start;
+    device.bidirectional = call.spec.bidirectional;
+    device.upper_half = static_cast<std::int32_t>(call.spec.buckets / 2);
+    device.exact = plan.exact;
+  } else {
+    device.window = call.spec.k;
+  }
+  const auto starts = upload_vector(place, bucket_start);
+  device.bucket_start = static_cast<const std::int64_t*>(starts->data());
+  device.starts = static_cast<int>(bucket_start.size());
+  device.q_first = call.first;
+  device.q_len = call.rows;
+  device.k_first = call.key_first;
+  device.k_len = call.keys;
+  Buffer& out = call.outputs[0];
+  DeviceBuffer device_out(place, out);
+  place.relative_index(device, static_cast<std::int32_t*>(device_out.data()), {0, out.stride[2], out.stride[3]});
+  device_out.download(out);
+}
+
+void run_gather(const KernelPlace& place, KernelCall& call) {
+  const Spec& spec = call.spec;
+  if (call.inputs.size() != 1 || call.outputs.size() != 1)
+    throw SpecError(fmt::format("a learned call has one table and one output, found {} and {}", call.inputs.size(), call.outputs.size()));
+  const Buffer& table = call.inputs[0];
+  Buffer& out = call.outputs[0];
+  check_inside(table, "the learned table");
+  check_inside(out, "the learned output");
+  if (table.shape[2] != spec.rows || table.shape[3] != spec.d)
+    throw SpecError(fmt::format("the table is [{}, {}], {} needs [{}, {}]", table.shape[2], table.shape[3], spec.canonical(), spec.rows, spec.d));
+  if (out.shape[0] != call.batch || out.shape[1] != call.seq || out.shape[3] != spec.d)
+    throw SpecError(fmt::format("the output is [{}, {}, {}, {}], the call gathers [{}, {}, 1, {}]", out.shape[0], out.shape[1],
+                                out.shape[2], out.shape[3], call.batch, call.seq, spec.d));
+  check_ids_size(call, 1);
+  const cpu::PositionIds ids = host_ids(call);
+  for (std::int64_t b = 0; b < call.batch; ++b)
+    for (std::int64_t s = 0; s < call.seq; ++s) {
+      const std::int64_t id = ids.at(0, b, s);
+      if (id < 0 || id >= spec.rows)
+        throw SpecError(fmt::format("position id {} at [batch {}, seq {}] is past the learned table of {} rows (valid: 0..{})", id, b,
+                                    s, spec.rows, spec.rows - 1));
+    }
+  const UploadedIds device_ids = upload_ids(place, call);
+  DeviceBuffer device_table(place, table), device_out(place, out);
+  DeviceGather gather;
+  gather.table = device_table.data();
+  gather.table_row_stride = table.stride[2];
+  gather.table_element_stride = table.stride[3];
+  gather.out = device_out.data();
+  for (std::size_t axis = 0; axis < 4; ++axis) gather.out_stride[axis] = out.stride[axis];
+  gather.d = spec.d;
+  gather.element_size = static_cast<int>(element_size(out.type));
+  place.gather(gather, device_ids.ids);
+  device_out.download(out);
+  device_table.download(call.inputs[0]);
+}
+
+class PlacedTensorBackend final : public TensorBackend {
+ public:
+  PlacedTensorBackend(std::string name, std::shared_ptr<const KernelPlace> place, std::int64_t memory_bytes)
+      : name_(std::move(name)), place_(std::move(place)), memory_bytes_(memory_bytes) {}
+  std::string name() const override { return name_; }
+  BackendCapabilities capabilities() const override {
+    BackendCapabilities capabilities;
+    capabilities.families = all_families();
+    capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
+    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    // A call holds its inputs and outputs, at most 8 bytes an element each, at once.
+    capabilities.largest_call_elements = std::min<std::int64_t>(std::int64_t{1} << 32, memory_bytes_ / 32);
+    return capabilities;
+  }
+  void run(KernelCall& call) const override {
+    const KernelPlace& place = *place_;
+    switch (call.spec.family) {
+      case Family::rope:
+      case Family::xpos:
+      case Family::mrope:
+      case Family::rope2d: run_rotary(place, call); break;
+      case Family::sinusoidal:
+      case Family::xl: run_sinusoid(place, call); break;
+      case Family::alibi: run_alibi(place, call); break;
+      case Family::t5:
+      case Family::shaw: run_relative_index(place, call); break;
+      case Family::learned: run_gather(place, call); break;
+    }
+  }
+
+ private:
+  std::string name_;
+  std::shared_ptr<const KernelPlace> place_;
+  std::int64_t memory_bytes_;
+};
+
+}  // namespace
+
+std::unique_ptr<TensorBackend> make_placed_tensor_backend(std::string name, std::shared_ptr<const KernelPlace> place,
+                                                          std::int64_t memory_bytes) {
+  return std::make_unique<PlacedTensorBackend>(std::move(name), std::move(place), memory_bytes);
+}
+
+}  // namespace peconform::cuda

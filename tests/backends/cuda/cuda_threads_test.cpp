@@ -1,0 +1,67 @@
+// The CUDA backend with its kernels run on the host (host_place.hpp: each kernel's thread
+// function for every thread index, cuda_threads.hpp), in every build: what runs on a device
+// except the launch and CUDA's memory calls. Every call of cuda_cases.hpp is the CPU backend's,
+// bit for bit (xPos included: on the host both take glibc's exp), and a campaign over every
+// family conforms.
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "backends/cuda/cuda_tensor_backend.hpp"
+#include "cuda_cases.hpp"
+#include "harness/campaign.hpp"
+#include "host_place.hpp"
+#include "spec/spec_error.hpp"
+#include "support/scratch_dir.hpp"
+
+namespace peconform::cuda {
+namespace {
+
+std::unique_ptr<TensorBackend> host_backend() {
+  return make_placed_tensor_backend("cuda-threads-on-host", make_host_place(), std::int64_t{1} << 34);
+}
+
+TEST(CudaThreadsOnHost, EveryCallIsTheCpuBackendsBitForBit) {
+  const std::unique_ptr<TensorBackend> backend = host_backend();
+  for (const char* text : kCudaCases) expect_the_cpu_backends_bits(*backend, text);
+  for (const char* text : kCudaXposCases) expect_the_cpu_backends_bits(*backend, text);
+}
+
+TEST(CudaThreadsOnHost, RefusesWhatTheCpuKernelsRefuse) {
+  const std::unique_ptr<TensorBackend> backend = host_backend();
+  const auto refusal = [&](const char* text, auto change) {
+    KernelCall call = harness::materialize(harness::CaseDescription::parse(text));
+    change(call);
+    try {
+      backend->run(call);
+    } catch (const SpecError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no refusal");
+  };
+  const char* rope = "rope(d=16,base=10000,layout=half,dtype=fp32) | batch=1 seq=4 heads=2 place=out ids=int64 positions=run seed=1";
+  EXPECT_NE(refusal(rope, [](KernelCall& call) { call.ids64_data[2] = std::int64_t{1} << 45; }).find("is outside +-"), std::string::npos);
+  EXPECT_NE(refusal(rope, [](KernelCall& call) { call.id_offset = INT64_MAX; call.ids64_data[0] = 1; }).find("overflows int64"),
+            std::string::npos);
+  EXPECT_NE(refusal(rope, [](KernelCall& call) { call.outputs[0].stride[1] = 1 << 20; }).find("view reaches elements"), std::string::npos);
+  const char* learned = "learned(d=4,rows=5,dtype=fp32) | batch=1 seq=3 ids=int64 positions=scattered seed=2";
+  EXPECT_NE(refusal(learned, [](KernelCall& call) { call.ids64_data[1] = 5; }).find("past the learned table of 5 rows"), std::string::npos);
+}
+
+TEST(CudaThreadsOnHost, SmokeCampaignConformsOnEveryFamily) {
+  const ScratchDir scratch;
+  harness::CampaignOptions options;
+  options.profile = harness::profile_named("smoke");
+  options.seed = 20;
+  options.regressions = scratch.path();
+  options.save_regressions = false;
+  options.run_properties = false;
+  const std::atomic<bool> stop{false};
+  const harness::CampaignResult result = harness::run_campaign(options, *host_backend(), {}, stop);
+  EXPECT_TRUE(result.conformant());
+  for (const harness::FailureRecord& failure : result.failures) ADD_FAILURE() << failure.case_text;
+  EXPECT_GT(result.info.cases_run, 0u);
+}
+
+}  // namespace
+}  // namespace peconform::cuda
