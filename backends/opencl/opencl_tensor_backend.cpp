@@ -47,6 +47,26 @@ std::array<std::size_t, 3> items(std::int64_t x, std::int64_t y = 1, std::int64_
   return {size(x), size(y), size(z)};
 }
 
+// The plan of the last spec one family's calls came with. The property catalog makes thousands
+// of one-point calls on one spec, and planning (frequencies in binary128) was most of such a
+// call's time; a campaign's calls change spec from call to call and plan each time.
+template <class Plan> class LastPlan {
+ public:
+  template <class Make> const Plan& get(const Spec& spec, std::int64_t sequence_length, Make make) {
+    if (!held_ || !(held_->spec == spec) || held_->sequence_length != sequence_length)
+      held_.emplace(Held{spec, sequence_length, make()});
+    return held_->plan;
+  }
+
+ private:
+  struct Held {
+    Spec spec;
+    std::int64_t sequence_length;
+    Plan plan;
+  };
+  std::optional<Held> held_;
+};
+
 class OpenClTensorBackend final : public TensorBackend {
  public:
   explicit OpenClTensorBackend(const DeviceInfo& device) : context_(device), points_(*this) {
@@ -138,7 +158,8 @@ class OpenClTensorBackend final : public TensorBackend {
   }
 
   void run_rotary(KernelCall& call) const {
-    const cpu::RotaryPlan plan = cpu::make_rotary_plan(call.spec, call.sequence_length);
+    const cpu::RotaryPlan& plan =
+        rotary_plan_.get(call.spec, call.sequence_length, [&] { return cpu::make_rotary_plan(call.spec, call.sequence_length); });
     check_rotary_call(plan, call);
     const Spec& spec = call.spec;
 
@@ -219,7 +240,7 @@ class OpenClTensorBackend final : public TensorBackend {
   }
 
   void run_table(KernelCall& call) const {
-    const cpu::SinusoidPlan plan = cpu::make_sinusoid_plan(call.spec);
+    const cpu::SinusoidPlan& plan = sinusoid_plan_.get(call.spec, 0, [&] { return cpu::make_sinusoid_plan(call.spec); });
     check_table_call(plan, call);
     const Spec& spec = call.spec;
     const bool absolute = spec.family == Family::sinusoidal;
@@ -263,7 +284,7 @@ class OpenClTensorBackend final : public TensorBackend {
   }
 
   void run_alibi(KernelCall& call) const {
-    const cpu::AlibiPlan plan = cpu::make_alibi_plan(call.spec);
+    const cpu::AlibiPlan& plan = alibi_plan_.get(call.spec, 0, [&] { return cpu::make_alibi_plan(call.spec); });
     check_relative_call(call);
     std::vector<double> slopes;
     for (std::size_t h = 0; h < plan.slope.size(); ++h) {
@@ -287,7 +308,7 @@ class OpenClTensorBackend final : public TensorBackend {
 
   void run_index(KernelCall& call) const {
     const bool t5 = call.spec.family == Family::t5;
-    const cpu::T5Plan plan = t5 ? cpu::make_t5_plan(call.spec) : cpu::T5Plan{};
+    const cpu::T5Plan& plan = t5_plan_.get(call.spec, 0, [&] { return t5 ? cpu::make_t5_plan(call.spec) : cpu::T5Plan{}; });
     check_relative_call(call);
     const std::vector<cl_long> bucket_start(plan.bucket_start.begin(), plan.bucket_start.end());
     std::vector<cl_long> args = relative_args(call);
@@ -344,6 +365,10 @@ class OpenClTensorBackend final : public TensorBackend {
   mutable std::map<int, Program> programs_;
   mutable std::map<std::pair<int, std::string>, Kernel> kernels_;
   mutable std::array<std::optional<DeviceBuffer>, kSlots> pool_;
+  mutable LastPlan<cpu::RotaryPlan> rotary_plan_;
+  mutable LastPlan<cpu::SinusoidPlan> sinusoid_plan_;
+  mutable LastPlan<cpu::AlibiPlan> alibi_plan_;
+  mutable LastPlan<cpu::T5Plan> t5_plan_;
 };
 
 }  // namespace

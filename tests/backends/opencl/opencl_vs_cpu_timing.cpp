@@ -47,6 +47,6 @@ int main(int argc, char** argv) {
     const peconform::KernelCall call = peconform::harness::materialize(peconform::harness::CaseDescription::parse(text));
     const double cpu_ms = median_milliseconds(*cpu, call, repeats);
     const double opencl_ms = median_milliseconds(*opencl, call, repeats);
-    std::printf("| `%s` | %.1f | %.1f | %.1f |\n", text.c_str(), cpu_ms, opencl_ms, opencl_ms / cpu_ms);
+    std::printf("| `%s` | %.3f | %.3f | %.1f |\n", text.c_str(), cpu_ms, opencl_ms, opencl_ms / cpu_ms);
   }
 }
