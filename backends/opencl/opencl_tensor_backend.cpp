@@ -47,16 +47,50 @@ std::array<std::size_t, 3> items(std::int64_t x, std::int64_t y = 1, std::int64_
   return {size(x), size(y), size(z)};
 }
 
+// The plan of the last spec one family's calls came with. The property catalog makes thousands
+// of one-point calls on one spec, and planning (frequencies in binary128) was most of such a
+// call's time; a campaign's calls change spec from call to call and plan each time.
+template <class Plan> class LastPlan {
+ public:
+  template <class Make> const Plan& get(const Spec& spec, std::int64_t sequence_length, Make make) {
+    if (!held_ || !(held_->spec == spec) || held_->sequence_length != sequence_length)
+      held_.emplace(Held{spec, sequence_length, make()});
+    return held_->plan;
+  }
+
+ private:
+  struct Held {
+    Spec spec;
+    std::int64_t sequence_length;
+    Plan plan;
+  };
+  std::optional<Held> held_;
+};
+
+// Waits, on leaving run() by return or throw, for every copy the queue holds: none may read a
+// call's buffers after the caller has them back.
+class QueueDrain {
+ public:
+  explicit QueueDrain(const Context& context) : context_(context) {}
+  ~QueueDrain() { clFinish(context_.queue()); }
+  QueueDrain(const QueueDrain&) = delete;
+  QueueDrain& operator=(const QueueDrain&) = delete;
+
+ private:
+  const Context& context_;
+};
+
 class OpenClTensorBackend final : public TensorBackend {
  public:
-  explicit OpenClTensorBackend(const DeviceInfo& device) : context_(device), points_(*this) {
+  OpenClTensorBackend(const DeviceInfo& device, std::string name, std::string source)
+      : context_(device), name_(std::move(name)), source_(std::move(source)), points_(*this) {
     if (!device.fp64)
       throw OpenClUnavailable(fmt::format("OpenCL device {} ({}) lacks cl_khr_fp64: the OpenCL backend forms exact-angle "
                                           "angles and reduces them in double on the device",
                                           device.index, device.name));
   }
 
-  std::string name() const override { return "opencl"; }
+  std::string name() const override { return name_; }
 
   BackendCapabilities capabilities() const override {
     BackendCapabilities capabilities;
@@ -74,26 +108,31 @@ class OpenClTensorBackend final : public TensorBackend {
   // Device buffers are kept from call to call, one per slot, each grown to the largest call it
   // has served: the first write into a fresh buffer faults in every page, which on PoCL was
   // most of a call's time. Each call writes the bytes it uses and the kernels address no more.
-  // The writes do not wait: every run_* keeps the host data alive until its blocking read-back,
-  // which the in-order queue runs after them.
-  const DeviceBuffer& staged(std::size_t slot, const void* data, std::size_t bytes) const {
-    std::optional<DeviceBuffer>& kept = pool_.at(slot);
-    if (!kept || kept->size() < bytes) {
-      kept.reset();
-      kept.emplace(context_, std::max<std::size_t>(bytes, 64));
+  // The call's own data (its buffers and ids) is written without waiting: the call outlives
+  // run(), which drains the queue before it returns or throws. A run_*'s local vectors (plans,
+  // arguments) do not outlive a throw, so they are written and waited for.
+  DeviceBuffer& kept(std::size_t slot, std::size_t bytes) const {
+    std::optional<DeviceBuffer>& buffer = pool_.at(slot);
+    if (!buffer || buffer->size() < bytes) {
+      buffer.reset();
+      buffer.emplace(context_, std::max<std::size_t>(bytes, 64));
     }
-    kept->enqueue_write_at(0, data, bytes);
-    return *kept;
+    return *buffer;
   }
-  template <class T> const DeviceBuffer& staged(std::size_t slot, const std::vector<T>& values) const {
-    return staged(slot, values.data(), values.size() * sizeof(T));
+  template <class T> const DeviceBuffer& staged_local(std::size_t slot, const std::vector<T>& values) const {
+    DeviceBuffer& buffer = kept(slot, values.size() * sizeof(T));
+    buffer.write_at(0, values.data(), values.size() * sizeof(T));
+    return buffer;
+  }
+  template <class T> const DeviceBuffer& staged_from_call(std::size_t slot, const std::vector<T>& values) const {
+    DeviceBuffer& buffer = kept(slot, values.size() * sizeof(T));
+    buffer.enqueue_write_at(0, values.data(), values.size() * sizeof(T));
+    return buffer;
   }
   // A host buffer's whole bytes (guards, padding and sentinels) on the device.
-  const DeviceBuffer& staged(std::size_t slot, const Buffer& buffer) const {
-    return staged(slot, buffer.bytes.data(), buffer.bytes.size());
-  }
+  const DeviceBuffer& staged_from_call(std::size_t slot, const Buffer& buffer) const { return staged_from_call(slot, buffer.bytes); }
   const DeviceBuffer& staged_ids(const KernelCall& call) const {
-    return call.ids64 ? staged(kIds, call.ids64_data) : staged(kIds, call.ids32_data);
+    return call.ids64 ? staged_from_call(kIds, call.ids64_data) : staged_from_call(kIds, call.ids32_data);
   }
   void read_back(std::size_t slot, Buffer& buffer) const { pool_[slot]->read_at(0, buffer.bytes.data(), buffer.bytes.size()); }
 
@@ -108,6 +147,7 @@ class OpenClTensorBackend final : public TensorBackend {
 
   void run(KernelCall& call) const override {
     const std::lock_guard lock(mutex_);
+    const QueueDrain drain(context_);
     switch (call.spec.family) {
       case Family::rope:
       case Family::xpos:
@@ -132,13 +172,14 @@ class OpenClTensorBackend final : public TensorBackend {
     auto found = programs_.find(code);
     if (found == programs_.end()) {
       const std::string options = fmt::format("-cl-std=CL1.2 -DPEC_DTYPE={}", code);
-      found = programs_.emplace(code, Program(context_, std::string(program_source()), options)).first;
+      found = programs_.emplace(code, Program(context_, source_, options)).first;
     }
     return found->second;
   }
 
   void run_rotary(KernelCall& call) const {
-    const cpu::RotaryPlan plan = cpu::make_rotary_plan(call.spec, call.sequence_length);
+    const cpu::RotaryPlan& plan =
+        rotary_plan_.get(call.spec, call.sequence_length, [&] { return cpu::make_rotary_plan(call.spec, call.sequence_length); });
     check_rotary_call(plan, call);
     const Spec& spec = call.spec;
 
@@ -179,16 +220,16 @@ class OpenClTensorBackend final : public TensorBackend {
       put_view(args, at + PEC_OPERAND_OUT_ORIGIN, out);
     }
 
-    const DeviceBuffer& pairs = staged(kPlan, pair_data);
-    const DeviceBuffer& arg_buffer = staged(kArgs, args);
+    const DeviceBuffer& pairs = staged_local(kPlan, pair_data);
+    const DeviceBuffer& arg_buffer = staged_local(kArgs, args);
     const DeviceBuffer& ids = staged_ids(call);
     // In place the kernel reads and writes one buffer, except that interleaved_to_half writes
     // elements another work-item has still to read: it reads a second copy instead.
     const bool separate_input = !call.in_place || spec.layout == Layout::interleaved_to_half;
     std::vector<const DeviceBuffer*> inputs, outputs;
     for (std::size_t k = 0; k < call.outputs.size(); ++k) {
-      outputs.push_back(&staged(output_slot_of(k), call.outputs[k]));
-      inputs.push_back(separate_input ? &staged(input_slot_of(k), call.in_place ? call.outputs[k] : call.inputs[k]) : outputs[k]);
+      outputs.push_back(&staged_from_call(output_slot_of(k), call.outputs[k]));
+      inputs.push_back(separate_input ? &staged_from_call(input_slot_of(k), call.in_place ? call.outputs[k] : call.inputs[k]) : outputs[k]);
     }
     const std::size_t second = call.outputs.size() > 1 ? 1 : 0;
 
@@ -219,7 +260,7 @@ class OpenClTensorBackend final : public TensorBackend {
   }
 
   void run_table(KernelCall& call) const {
-    const cpu::SinusoidPlan plan = cpu::make_sinusoid_plan(call.spec);
+    const cpu::SinusoidPlan& plan = sinusoid_plan_.get(call.spec, 0, [&] { return cpu::make_sinusoid_plan(call.spec); });
     check_table_call(plan, call);
     const Spec& spec = call.spec;
     const bool absolute = spec.family == Family::sinusoidal;
@@ -240,9 +281,9 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_TABLE_COS_FIRST] = absolute && spec.order == SinusoidalOrder::cos_sin;
     args[PEC_TABLE_FLOAT_ANGLE] = spec.precision == PrecisionClass::fp32_angle;
     put_view(args, PEC_TABLE_OUT_ORIGIN, call.outputs[0]);
-    const DeviceBuffer& frequency_buffer = staged(kPlan, frequencies);
-    const DeviceBuffer& arg_buffer = staged(kArgs, args);
-    const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
+    const DeviceBuffer& frequency_buffer = staged_local(kPlan, frequencies);
+    const DeviceBuffer& arg_buffer = staged_local(kArgs, args);
+    const DeviceBuffer& out = staged_from_call(output_slot_of(0), call.outputs[0]);
     Kernel& table = kernel(spec.dtype, "pec_sinusoid");
     table.set_buffer(0, frequency_buffer);
     table.set_buffer(1, arg_buffer);
@@ -263,7 +304,7 @@ class OpenClTensorBackend final : public TensorBackend {
   }
 
   void run_alibi(KernelCall& call) const {
-    const cpu::AlibiPlan plan = cpu::make_alibi_plan(call.spec);
+    const cpu::AlibiPlan& plan = alibi_plan_.get(call.spec, 0, [&] { return cpu::make_alibi_plan(call.spec); });
     check_relative_call(call);
     std::vector<double> slopes;
     for (std::size_t h = 0; h < plan.slope.size(); ++h) {
@@ -274,9 +315,9 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_RELATIVE_HEADS] = static_cast<cl_long>(plan.slope.size());
     args[PEC_RELATIVE_CAUSAL] = call.spec.mode == AlibiMode::causal;
     args[PEC_RELATIVE_FLOAT_ANGLE] = call.spec.precision == PrecisionClass::fp32_angle;
-    const DeviceBuffer& slope_buffer = staged(kPlan, slopes);
-    const DeviceBuffer& arg_buffer = staged(kArgs, args);
-    const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
+    const DeviceBuffer& slope_buffer = staged_local(kPlan, slopes);
+    const DeviceBuffer& arg_buffer = staged_local(kArgs, args);
+    const DeviceBuffer& out = staged_from_call(output_slot_of(0), call.outputs[0]);
     Kernel& alibi = kernel(call.spec.dtype, "pec_alibi");
     alibi.set_buffer(0, slope_buffer);
     alibi.set_buffer(1, arg_buffer);
@@ -287,7 +328,7 @@ class OpenClTensorBackend final : public TensorBackend {
 
   void run_index(KernelCall& call) const {
     const bool t5 = call.spec.family == Family::t5;
-    const cpu::T5Plan plan = t5 ? cpu::make_t5_plan(call.spec) : cpu::T5Plan{};
+    const cpu::T5Plan& plan = t5_plan_.get(call.spec, 0, [&] { return t5 ? cpu::make_t5_plan(call.spec) : cpu::T5Plan{}; });
     check_relative_call(call);
     const std::vector<cl_long> bucket_start(plan.bucket_start.begin(), plan.bucket_start.end());
     std::vector<cl_long> args = relative_args(call);
@@ -296,10 +337,10 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_RELATIVE_EXACT] = plan.exact;
     args[PEC_RELATIVE_STARTS] = static_cast<cl_long>(plan.bucket_start.size());
     args[PEC_RELATIVE_WINDOW] = call.spec.k;
-    const DeviceBuffer& arg_buffer = staged(kArgs, args);
-    const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
+    const DeviceBuffer& arg_buffer = staged_local(kArgs, args);
+    const DeviceBuffer& out = staged_from_call(output_slot_of(0), call.outputs[0]);
     if (t5) {
-      const DeviceBuffer& starts = staged(kPlan, bucket_start);
+      const DeviceBuffer& starts = staged_local(kPlan, bucket_start);
       Kernel& t5_kernel = kernel(call.spec.dtype, "pec_t5");
       t5_kernel.set_buffer(0, starts);
       t5_kernel.set_buffer(1, arg_buffer);
@@ -325,10 +366,10 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_GATHER_ID_OFFSET] = call.id_offset;
     put_view(args, PEC_GATHER_TABLE_ORIGIN, call.inputs[0]);
     put_view(args, PEC_GATHER_OUT_ORIGIN, call.outputs[0]);
-    const DeviceBuffer& arg_buffer = staged(kArgs, args);
+    const DeviceBuffer& arg_buffer = staged_local(kArgs, args);
     const DeviceBuffer& ids = staged_ids(call);
-    const DeviceBuffer& table = staged(input_slot_of(0), call.inputs[0]);
-    const DeviceBuffer& out = staged(output_slot_of(0), call.outputs[0]);
+    const DeviceBuffer& table = staged_from_call(input_slot_of(0), call.inputs[0]);
+    const DeviceBuffer& out = staged_from_call(output_slot_of(0), call.outputs[0]);
     Kernel& gather = kernel(spec.dtype, "pec_gather");
     gather.set_buffer(0, arg_buffer);
     gather.set_buffer(1, ids);
@@ -339,17 +380,28 @@ class OpenClTensorBackend final : public TensorBackend {
   }
 
   Context context_;
+  std::string name_, source_;
   OpenClPoints points_;
   mutable std::mutex mutex_;
   mutable std::map<int, Program> programs_;
   mutable std::map<std::pair<int, std::string>, Kernel> kernels_;
   mutable std::array<std::optional<DeviceBuffer>, kSlots> pool_;
+  mutable LastPlan<cpu::RotaryPlan> rotary_plan_;
+  mutable LastPlan<cpu::SinusoidPlan> sinusoid_plan_;
+  mutable LastPlan<cpu::AlibiPlan> alibi_plan_;
+  mutable LastPlan<cpu::T5Plan> t5_plan_;
 };
 
 }  // namespace
 
 std::unique_ptr<TensorBackend> make_opencl_tensor_backend(std::optional<int> device) {
-  return std::make_unique<OpenClTensorBackend>(select_device(device));
+  return std::make_unique<OpenClTensorBackend>(select_device(device), "opencl", std::string(program_source()));
+}
+
+std::unique_ptr<TensorBackend> make_edited_opencl_tensor_backend(const std::string& name,
+                                                                 const std::function<std::string(std::string)>& edit,
+                                                                 std::optional<int> device) {
+  return std::make_unique<OpenClTensorBackend>(select_device(device), name, edit(std::string(program_source())));
 }
 
 }  // namespace peconform::opencl

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
         "rope(d=128,base=10000,layout=half,dtype=fp32) | batch=1 seq=4096 heads=32 place=out ids=int64 seed=1",
         "rope(d=128,base=10000,layout=half,dtype=bf16) | batch=1 seq=4096 heads=32 place=out ids=int64 seed=1",
         "rope(d=128,base=10000,layout=half,dtype=bf16,precision=fp32-angle,theta=hf) | batch=1 seq=4096 heads=32 place=out seed=1",
+        "rope(d=128,base=10000,layout=half,dtype=bf16) | batch=1 seq=131072 heads=8 place=in ids=int64 seed=1",
         "sinusoidal(d=512,base=10000,layout=interleaved,dtype=fp32) | seq=4096 seed=1",
         "alibi(heads=32,mode=causal,dtype=fp32) | seq=512 keys=512 seed=1",
     };
@@ -47,6 +48,6 @@ int main(int argc, char** argv) {
     const peconform::KernelCall call = peconform::harness::materialize(peconform::harness::CaseDescription::parse(text));
     const double cpu_ms = median_milliseconds(*cpu, call, repeats);
     const double opencl_ms = median_milliseconds(*opencl, call, repeats);
-    std::printf("| `%s` | %.1f | %.1f | %.1f |\n", text.c_str(), cpu_ms, opencl_ms, opencl_ms / cpu_ms);
+    std::printf("| `%s` | %.3f | %.3f | %.1f |\n", text.c_str(), cpu_ms, opencl_ms, opencl_ms / cpu_ms);
   }
 }
