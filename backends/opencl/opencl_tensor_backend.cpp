@@ -82,15 +82,14 @@ class QueueDrain {
 
 class OpenClTensorBackend final : public TensorBackend {
  public:
-  OpenClTensorBackend(const DeviceInfo& device, std::string name, std::string source)
-      : context_(device), name_(std::move(name)), source_(std::move(source)), points_(*this) {
+  explicit OpenClTensorBackend(const DeviceInfo& device) : context_(device), points_(*this) {
     if (!device.fp64)
       throw OpenClUnavailable(fmt::format("OpenCL device {} ({}) lacks cl_khr_fp64: the OpenCL backend forms exact-angle "
                                           "angles and reduces them in double on the device",
                                           device.index, device.name));
   }
 
-  std::string name() const override { return name_; }
+  std::string name() const override { return "opencl"; }
 
   BackendCapabilities capabilities() const override {
     BackendCapabilities capabilities;
@@ -172,7 +171,7 @@ class OpenClTensorBackend final : public TensorBackend {
     auto found = programs_.find(code);
     if (found == programs_.end()) {
       const std::string options = fmt::format("-cl-std=CL1.2 -DPEC_DTYPE={}", code);
-      found = programs_.emplace(code, Program(context_, source_, options)).first;
+      found = programs_.emplace(code, Program(context_, std::string(program_source()), options)).first;
     }
     return found->second;
   }
@@ -380,7 +379,6 @@ class OpenClTensorBackend final : public TensorBackend {
   }
 
   Context context_;
-  std::string name_, source_;
   OpenClPoints points_;
   mutable std::mutex mutex_;
   mutable std::map<int, Program> programs_;
@@ -395,13 +393,7 @@ class OpenClTensorBackend final : public TensorBackend {
 }  // namespace
 
 std::unique_ptr<TensorBackend> make_opencl_tensor_backend(std::optional<int> device) {
-  return std::make_unique<OpenClTensorBackend>(select_device(device), "opencl", std::string(program_source()));
-}
-
-std::unique_ptr<TensorBackend> make_edited_opencl_tensor_backend(const std::string& name,
-                                                                 const std::function<std::string(std::string)>& edit,
-                                                                 std::optional<int> device) {
-  return std::make_unique<OpenClTensorBackend>(select_device(device), name, edit(std::string(program_source())));
+  return std::make_unique<OpenClTensorBackend>(select_device(device));
 }
 
 }  // namespace peconform::opencl

@@ -5,10 +5,8 @@
 // unwritten element or a write out of bounds by a device kernel is a verdict as on the host.
 // This header needs no OpenCL headers: a build without them links opencl_unavailable.cpp,
 // whose factory refuses with what to install.
-#include <functional>
 #include <memory>
 #include <optional>
-#include <string>
 
 #include "backends/tensor_backend.hpp"
 
@@ -19,12 +17,5 @@ namespace peconform::opencl {
 // OpenCL, when there is no such device, or when the device lacks cl_khr_fp64 (exact-angle
 // forms and reduces its angles in double on the device).
 std::unique_ptr<TensorBackend> make_opencl_tensor_backend(std::optional<int> device = std::nullopt);
-
-// The same backend, named `name`, whose OpenCL program is `edit(source)` instead of the
-// source: how the planted-bug tests (tests/backends/opencl/) put a GPU bug into a kernel
-// without the kernels carrying it.
-std::unique_ptr<TensorBackend> make_edited_opencl_tensor_backend(const std::string& name,
-                                                                 const std::function<std::string(std::string)>& edit,
-                                                                 std::optional<int> device = std::nullopt);
 
 }  // namespace peconform::opencl

@@ -5,21 +5,10 @@
 
 namespace peconform::opencl {
 
-namespace {
-
-[[noreturn]] void refuse() {
+std::unique_ptr<TensorBackend> make_opencl_tensor_backend(std::optional<int>) {
   throw SpecError(
       "this build of peconform has no OpenCL backend: CMake found no OpenCL headers and ICD loader; install them "
       "(Debian: ocl-icd-opencl-dev opencl-c-headers, and pocl-opencl-icd for a CPU device) and rebuild");
-}
-
-}  // namespace
-
-std::unique_ptr<TensorBackend> make_opencl_tensor_backend(std::optional<int>) { refuse(); }
-
-std::unique_ptr<TensorBackend> make_edited_opencl_tensor_backend(const std::string&, const std::function<std::string(std::string)>&,
-                                                                 std::optional<int>) {
-  refuse();
 }
 
 }  // namespace peconform::opencl
