@@ -9,8 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
 backends=(cpu fast exact)
-if build/release/tools/peconform devices --json |
-  python3 -c 'import json, sys; sys.exit(not any(d["fp64"] for d in json.load(sys.stdin)["opencl"]["devices"]))'; then
+# The first OpenCL device with fp64, unless PECONFORM_OPENCL_DEVICE names one.
+opencl_device=${PECONFORM_OPENCL_DEVICE:-$(build/release/tools/peconform devices --json |
+  python3 -c 'import json, sys; print(next((d["index"] for d in json.load(sys.stdin)["opencl"]["devices"] if d["fp64"]), ""))')}
+if [ -n "$opencl_device" ]; then
   backends+=(opencl)
 else
   echo "no OpenCL device with fp64 (peconform devices): the opencl backend is left out" >&2
@@ -18,7 +20,9 @@ fi
 status=0
 for backend in "${backends[@]}"; do
   code=0
-  build/release/tools/peconform run --backend "$backend" --profile ci --out "out/$backend" "$@" || code=$?
+  device=()
+  [ "$backend" = opencl ] && device=(--device "$opencl_device")
+  build/release/tools/peconform run --backend "$backend" "${device[@]}" --profile ci --out "out/$backend" "$@" || code=$?
   if [ "$code" -ge 2 ]; then exit "$code"; fi
   [ "$code" -eq 0 ] || status=1
   echo "report for $backend: out/$backend/report.html (also report.json, junit.xml, summary.md)"

@@ -14,16 +14,29 @@
 namespace peconform {
 namespace {
 
-nlohmann::json opencl_devices_json() {
+// The OpenCL devices, or why there are none: the build has no OpenCL, the ICD loader lists no
+// platform, or a call failed (its error, so that the CUDA list still prints).
+nlohmann::json opencl_json() {
   nlohmann::json devices = nlohmann::json::array();
+  nlohmann::json opencl{{"built", false}, {"devices", devices}};
 #ifdef PECONFORM_HAVE_OPENCL
-  for (const opencl::DeviceInfo& d : opencl::list_devices())
-    devices.push_back({{"index", d.index}, {"name", d.name}, {"platform", d.platform_name}, {"type", d.type},
-                       {"version", d.version}, {"driver", d.driver_version}, {"fp64", d.fp64}, {"fp16", d.fp16},
-                       {"global_memory_bytes", d.global_memory}, {"largest_allocation_bytes", d.largest_allocation},
-                       {"compute_units", d.compute_units}});
+  opencl["built"] = true;
+  try {
+    for (const opencl::DeviceInfo& d : opencl::list_devices())
+      devices.push_back({{"index", d.index}, {"name", d.name}, {"platform", d.platform_name}, {"type", d.type},
+                         {"version", d.version}, {"driver", d.driver_version}, {"fp64", d.fp64}, {"fp16", d.fp16},
+                         {"global_memory_bytes", d.global_memory}, {"largest_allocation_bytes", d.largest_allocation},
+                         {"compute_units", d.compute_units}});
+    if (devices.empty())
+      opencl["unavailable"] = "the ICD loader lists no OpenCL platform (Debian: pocl-opencl-icd for the CPU, or a GPU driver)";
+  } catch (const std::exception& error) {
+    opencl["unavailable"] = error.what();
+  }
+  opencl["devices"] = devices;
+#else
+  opencl["unavailable"] = "this build has no OpenCL (Debian: ocl-icd-opencl-dev opencl-c-headers, then rebuild)";
 #endif
-  return devices;
+  return opencl;
 }
 
 // Every build has cuda_devices(): a build without CUDA says so in `unavailable`.
@@ -39,23 +52,15 @@ nlohmann::json cuda_json() {
 }
 
 void print_devices(bool json) {
-  const nlohmann::json opencl = opencl_devices_json();
+  const nlohmann::json opencl = opencl_json();
   const nlohmann::json cuda = cuda_json();
-#ifdef PECONFORM_HAVE_OPENCL
-  const bool opencl_built = true;
-#else
-  const bool opencl_built = false;
-#endif
   if (json) {
-    fmt::print("{}\n", nlohmann::json{{"opencl", {{"built", opencl_built}, {"devices", opencl}}}, {"cuda", cuda}}.dump(2));
+    fmt::print("{}\n", nlohmann::json{{"opencl", opencl}, {"cuda", cuda}}.dump(2));
     return;
   }
   fmt::print("OpenCL devices (--backend opencl --device N, or PECONFORM_OPENCL_DEVICE=N):\n");
-  if (!opencl_built)
-    fmt::print("  none: this build has no OpenCL (Debian: ocl-icd-opencl-dev opencl-c-headers, then rebuild)\n");
-  else if (opencl.empty())
-    fmt::print("  none: the ICD loader lists no OpenCL platform (Debian: pocl-opencl-icd for the CPU, or a GPU driver)\n");
-  for (const nlohmann::json& d : opencl)
+  if (opencl.contains("unavailable")) fmt::print("  none: {}\n", opencl["unavailable"].get<std::string>());
+  for (const nlohmann::json& d : opencl["devices"])
     fmt::print("  {}: {} [{}, {}] on {}; {}; fp64 {}, fp16 {}; {:.1f} GiB global memory, {} compute units\n",
                d["index"].get<int>(), d["name"].get<std::string>(), d["type"].get<std::string>(),
                d["version"].get<std::string>(), d["platform"].get<std::string>(), d["driver"].get<std::string>(),

@@ -2,11 +2,11 @@
 #define PECONFORM_GPU_ANGLE_MATH_H
 /* The angle p*theta in the two forms the precision classes promise, and its sine and cosine:
  * the arithmetic of backends/cpu/angle.hpp (whose comments give the error analysis and the
- * sources) in the portable C of portable.h. One difference: the exact product takes fma, which
- * every GPU has in hardware and which makes it exact even where the compiler contracts a*b+c
- * (OpenCL C and nvcc both do by default), where the CPU kernels use Dekker's split to stay
- * SIMD on plain x86-64. Both products are exact, so on the host the two agree bit for bit
- * (tests/backends/gpu_element_math_test.cpp). */
+ * sources) in the portable C of portable.h. One difference: the rounding error of a product is
+ * taken with fma, which every GPU has in hardware, where the CPU kernels use Dekker's split to
+ * stay SIMD on plain x86-64. Both are exact, so on the host the two agree bit for bit
+ * (tests/backends/gpu_element_math_test.cpp). Each such product is pec_product(), which no
+ * compiler may fuse into the addition that follows (portable.h). */
 #include "backends/gpu/portable.h"
 
 /* A frequency as an unevaluated sum hi + lo of two doubles (the host plan's split). */
@@ -26,7 +26,7 @@ typedef struct {
 /* exact-angle: p*(hi + lo) to about 106 bits, for an integer |p| < 2^53. */
 PEC_FN pec_angle pec_exact_angle(double position, pec_frequency frequency) {
   pec_angle angle;
-  angle.head = position * frequency.hi;
+  angle.head = pec_product(position, frequency.hi);
   angle.tail = pec_fma(position, frequency.hi, -angle.head) + position * frequency.lo;
   return angle;
 }
@@ -57,7 +57,7 @@ PEC_FN pec_sin_cos_pair pec_sin_cos(pec_angle angle) {
   const double two_over_pi = 0x1.45f306dc9c883p-1, two_over_pi_lo = -0x1.6b01ec5417056p-55;
   const double half_pi_1 = 0x1.921fb54442d18p+0, half_pi_2 = 0x1.1a62633145c07p-54, half_pi_3 = -0x1.f1976b7ed8fbcp-110;
   const double rounding_shift = 0x1.8p52;
-  const double scaled = angle.head * two_over_pi;
+  const double scaled = pec_product(angle.head, two_over_pi);
   const double scaled_error = pec_fma(angle.head, two_over_pi, -scaled);
   const double shifted = scaled + rounding_shift;
   const double nearest = shifted - rounding_shift;
@@ -65,7 +65,7 @@ PEC_FN pec_sin_cos_pair pec_sin_cos(pec_angle angle) {
   const double stepped = fraction + rounding_shift;
   const double k = nearest + (stepped - rounding_shift);
   const pec_u64 quadrant = pec_bits_of_double(shifted) + pec_bits_of_double(stepped) - pec_bits_of_double(rounding_shift);
-  const double first = k * half_pi_1;
+  const double first = pec_product(k, half_pi_1);
   const double first_error = pec_fma(k, half_pi_1, -first);
   const double x = (((angle.head - first) - first_error) - k * half_pi_2) - k * half_pi_3 + angle.tail;
 

@@ -5,10 +5,19 @@
  * function is __host__ __device__) and the host C++ compiler (the unit tests, which hold it to
  * our CPU kernels and the reference). So it is written in the C they share: no references,
  * templates or overloads, results returned in small structs, and the few operations whose
- * spelling differs (reinterpreting bits, fma, exp) named here once. */
+ * spelling differs (reinterpreting bits, fma, exp, a product never fused) named here once.
+ *
+ * Contraction: the angle code computes a product and then its exact rounding error with fma,
+ * and goes on with both (angle_math.h). A compiler that fused that product into a later
+ * addition (OpenCL C and nvcc both may, by default, even across statements) would count the
+ * error twice. So those products are pec_product(): OpenCL programs built from these headers
+ * turn contraction off (the pragma below), nvcc is told to round that product on its own
+ * (__dmul_rn), and host builds that run it compile with -ffp-contract=off, as the CPU kernels
+ * do. */
 
 #if defined(__OPENCL_VERSION__)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
 #define PEC_FN static inline
 #define PEC_GLOBAL __global
 typedef long pec_i64;
@@ -22,6 +31,7 @@ PEC_FN pec_u32 pec_bits_of_float(float value) { return as_uint(value); }
 PEC_FN float pec_float_of_bits(pec_u32 bits) { return as_float(bits); }
 PEC_FN double pec_fma(double a, double b, double c) { return fma(a, b, c); }
 PEC_FN double pec_exp(double value) { return exp(value); }
+PEC_FN double pec_product(double a, double b) { return a * b; }
 #define PEC_INFINITY INFINITY
 #else
 #include <math.h>
@@ -62,6 +72,13 @@ PEC_FN float pec_float_of_bits(pec_u32 bits) {
 }
 PEC_FN double pec_fma(double a, double b, double c) { return fma(a, b, c); }
 PEC_FN double pec_exp(double value) { return exp(value); }
+PEC_FN double pec_product(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
 #define PEC_INFINITY INFINITY
 #endif
 

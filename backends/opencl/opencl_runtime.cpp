@@ -128,8 +128,7 @@ std::string error_name(cl_int status) {
 
 OpenClError::OpenClError(const std::string& call, cl_int status, const std::string& detail)
     : std::runtime_error(fmt::format("{} failed: {} ({}){}{}", call, error_name(status), status, detail.empty() ? "" : "\n",
-                                     detail)),
-      status_(status) {}
+                                     detail)) {}
 
 void check(cl_int status, const char* call) {
   if (status != CL_SUCCESS) throw OpenClError(call, status);
@@ -313,12 +312,6 @@ Kernel& Kernel::operator=(Kernel&& other) noexcept {
 void Kernel::set_raw_arg(cl_uint index, std::size_t size, const void* value) {
   const cl_int status = clSetKernelArg(kernel_, index, size, value);
   if (status != CL_SUCCESS) throw OpenClError("clSetKernelArg", status, fmt::format("argument {}", index));
-}
-
-void Kernel::launch(const Context& context, std::size_t items) const {
-  if (items == 0) return;
-  check(clEnqueueNDRangeKernel(context.queue(), kernel_, 1, nullptr, &items, nullptr, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel");
 }
 
 void Kernel::launch(const Context& context, const std::array<std::size_t, 3>& items) const {

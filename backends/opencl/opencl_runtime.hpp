@@ -23,10 +23,6 @@ namespace peconform::opencl {
 class OpenClError : public std::runtime_error {
  public:
   OpenClError(const std::string& call, cl_int status, const std::string& detail = {});
-  cl_int status() const { return status_; }
-
- private:
-  cl_int status_;
 };
 
 // No OpenCL to run on, or a device index that names none: the user's setup or input, so a
@@ -133,8 +129,6 @@ class Kernel {
     set_raw_arg(index, sizeof memory, &memory);
   }
   void set_raw_arg(cl_uint index, std::size_t size, const void* value);
-  // A 1-D launch of `items` work-items (none when zero), the work-group size left to the driver.
-  void launch(const Context& context, std::size_t items) const;
   // A 3-D launch of items[0] x items[1] x items[2] work-items (none when any is zero): a
   // kernel reads its coordinates from get_global_id(0..2) instead of dividing a flat index.
   void launch(const Context& context, const std::array<std::size_t, 3>& items) const;

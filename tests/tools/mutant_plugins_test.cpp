@@ -1,18 +1,15 @@
 // The corpus of buggy plugins (issue 19, label mutants): each kernel of
 // tests/plugins/mutant_plugins.cpp plants one bug real kernels shipped, and `peconform run
-// --plugin --profile ci --max-failures 1` must catch it with the verdict kind that bug gives;
-// its twin NAME.correct, with the same spec patterns and calls and the bug switched off, must
-// pass the very cases the mutant ran (the same seed, patterns and calls draw the same cases)
-// and the shrunk case it failed, so that the bug, not the pattern or the wrapping, is what
-// fails. tools/BENCHMARKS.md, "Buggy plugins (issue 19)", has the table this run gives.
+// --plugin --profile ci --max-failures 1` must catch it with the verdict kind that bug gives,
+// and its twin pass the same cases (support/mutant_corpus.hpp). tools/BENCHMARKS.md, "Buggy plugins (issue 19)", has the table this run gives.
 #include <algorithm>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "support/mutant_corpus.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace peconform {
@@ -26,14 +23,6 @@ const std::vector<std::string> kWrongMagnitude = {"numeric", "norm"};
 // A bug that pairs other elements breaks the NaN policy too: a NaN input (bit-pattern inputs)
 // that leaves the other element of its pair finite (nan).
 const std::vector<std::string> kWrongPairs = {"numeric", "sign", "nan"};
-
-struct Mutant {
-  const char* name;
-  std::vector<std::string> kinds;  // the verdict kinds the bug can give; the first is the usual one
-  bool isolate = false;            // crashes and hangs need a worker process
-};
-
-void PrintTo(const Mutant& mutant, std::ostream* out) { *out << mutant.name; }
 
 const Mutant kMutants[] = {
     {"gptj-pairing-on-neox", kWrongPairs},
@@ -70,53 +59,16 @@ const Mutant kMutants[] = {
     {"hang-on-one-shape", {"hang"}, true},
 };
 
-// A kernel that hangs without --isolate would hold the test for ever: every run has a limit.
-ToolRun run(const std::string& arguments) {
-  return run_tool(fmt::format("timeout 600 {} run --plugin {} {}", PECONFORM_BINARY, MUTANT_PLUGINS, arguments));
-}
+// The twin runs at least a whole cycle of a rope pattern's 12 cells (4 dtypes x 3 classes) and
+// the long calls of its first cycle.
+const MutantCorpus kCorpus{MUTANT_PLUGINS, "mutants", "--isolate --case-timeout 2", 12};
+
+ToolRun run(const std::string& arguments) { return run_mutant_corpus(kCorpus, arguments); }
 
 class MutantPlugins : public ::testing::TestWithParam<Mutant> {};
 
 TEST_P(MutantPlugins, TheCiProfileCatchesTheBugAndTheTwinPassesTheSameCases) {
-  const Mutant& mutant = GetParam();
-  const ScratchDir dir;
-  const std::string common = fmt::format("--profile ci --no-save --no-properties --quiet --regressions {}/corpus{}",
-                                         dir.path().string(), mutant.isolate ? " --isolate --case-timeout 2" : "");
-
-  const ToolRun caught =
-      run(fmt::format("--kernel {} --max-failures 1 {} --out {}/mutant", mutant.name, common, dir.path().string()));
-  ASSERT_EQ(caught.exit_code, 1) << mutant.name << " was not caught by --profile ci:\n" << caught.output;
-  const nlohmann::json report = nlohmann::json::parse(dir.read("mutant/report.json"));
-  ASSERT_EQ(report.at("failures").size(), 1u) << caught.output;
-  const nlohmann::json& failure = report.at("failures")[0];
-  const std::string kind = failure.at("first_failure").at("kind");
-  EXPECT_NE(std::find(mutant.kinds.begin(), mutant.kinds.end(), kind), mutant.kinds.end())
-      << mutant.name << " failed as '" << kind << "', expected one of " << fmt::format("{}", mutant.kinds) << ":\n"
-      << caught.output;
-  const std::string replay = failure.at("replay");
-  const std::string replay_prefix = fmt::format("peconform run --plugin {} --kernel {} --replay '", MUTANT_PLUGINS, mutant.name);
-  EXPECT_EQ(replay.rfind(replay_prefix, 0), 0u) << replay;
-  const std::uint64_t cases = failure.at("case_index");  // random cases are numbered from 1
-  ASSERT_GE(cases, 1u);
-
-  // The twin runs cases 1..cases of the same campaign, the case the mutant failed and every
-  // case before it, and at least kTwinCases: a whole cycle of a rope pattern's 12 cells
-  // (4 dtypes x 3 classes) and the long calls of its first cycle.
-  constexpr std::uint64_t kTwinCases = 12;
-  const std::string twin = fmt::format("{}.correct", mutant.name);
-  const std::uint64_t twin_cases = std::max(cases, kTwinCases);
-  const ToolRun passed = run(fmt::format("--kernel {} --cases {} {} --out {}/twin", twin, twin_cases, common, dir.path().string()));
-  EXPECT_EQ(passed.exit_code, 0) << twin << " failed the cases " << mutant.name << " ran:\n" << passed.output;
-  const nlohmann::json twin_report = nlohmann::json::parse(dir.read("twin/report.json"));
-  EXPECT_EQ(twin_report.at("failures").size(), 0u);
-  EXPECT_EQ(twin_report.at("run").at("cases_run"), twin_cases);
-
-  // And the shrunk case (a hang is neither shrunk nor replayed: each run costs the timeout).
-  if (kind == "hang") return;
-  const std::string shrunk = failure.at("case");
-  const ToolRun replayed =
-      run(fmt::format("--kernel {} --replay {} {} --out {}/replay", twin, shell_quote(shrunk), common, dir.path().string()));
-  EXPECT_EQ(replayed.exit_code, 0) << twin << " failed the shrunk case " << shrunk << ":\n" << replayed.output;
+  expect_caught_shrunk_and_replayed(kCorpus, GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, MutantPlugins, ::testing::ValuesIn(kMutants), [](const auto& info) {
@@ -138,25 +90,8 @@ TEST(MutantPluginsIsolated, AWriteIntoTheInputIsCaughtInTheWorkerToo) {
   EXPECT_EQ(report.at("failures")[0].at("first_failure").at("kind"), "input-modified");
 }
 
-// Every kernel of the library is a mutant of the table or its twin: a mutant added to the
-// library without a row here would never be run.
 TEST(MutantPluginsLibrary, EveryMutantHasARowAndATwin) {
-  const ToolRun info = run_tool(fmt::format("{} plugin-info --json {} 2>/dev/null", PECONFORM_BINARY, MUTANT_PLUGINS));
-  ASSERT_EQ(info.exit_code, 0) << info.output;
-  const nlohmann::json json = nlohmann::json::parse(info.output);
-  EXPECT_EQ(json.at("library"), "mutants");
-  std::vector<std::string> declared, expected;
-  for (const nlohmann::json& kernel : json.at("kernels")) {
-    EXPECT_EQ(kernel.at("served"), true) << kernel.dump();
-    declared.push_back(kernel.at("name"));
-  }
-  for (const Mutant& mutant : kMutants) {
-    expected.push_back(mutant.name);
-    expected.push_back(fmt::format("{}.correct", mutant.name));
-  }
-  std::sort(declared.begin(), declared.end());
-  std::sort(expected.begin(), expected.end());
-  EXPECT_EQ(declared, expected);
+  expect_every_kernel_a_mutant_or_its_twin(kCorpus, kMutants, "kDLCPU");
   EXPECT_GE(std::size(kMutants), 24u);
 }
 
