@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The CUDA backend on a machine with an NVIDIA GPU (issue 20): builds, runs the CUDA tests
-# (ctest label gpu), the property suite, `peconform run --profile ci --backend cuda`, and the
-# RoPE benchmark (bf16 and fp32 on [1, 4096, 32, 128] and [1, 131072, 8, 128] against a
-# device-to-device copy of the same bytes measured in the same run; PyTorch eager rotate_half
-# too when torch with CUDA is installed), and writes everything to
+# (ctest label gpu: the CUDA backend's and the kDLCUDA plugin's), the host property suite
+# (ctest label property: the CPU kernels' properties, for the build's record; there is no CUDA
+# point evaluator), `peconform run --profile ci --backend cuda`, and the RoPE benchmark (bf16
+# and fp32 on [1, 4096, 32, 128] and [1, 131072, 8, 128] against a device-to-device copy of the
+# same bytes measured in the same run; PyTorch eager rotate_half too when torch with CUDA is
+# installed), and writes everything to
 # reports/gpu/<device>-<date>/. Exits 0 only when every step passed; 2 where there is no GPU.
 #
 # Usage: tools/gpu-campaign.sh [extra arguments for peconform run]
@@ -31,7 +33,8 @@ archs=()
 if [[ -n "${CMAKE_CUDA_ARCHITECTURES:-}" ]]; then archs=(-DCMAKE_CUDA_ARCHITECTURES="$CMAKE_CUDA_ARCHITECTURES"); fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
   -DPECONFORM_WARNINGS_AS_ERRORS=ON -DCMAKE_CUDA_COMPILER="$nvcc" "${archs[@]}" >/dev/null
-cmake --build "$build" --target peconform cuda_backend_test cuda_rope_bench property_test exact_property_test
+cmake --build "$build" --target peconform cuda_backend_test cuda_plugin_test cuda_rope_plugin cuda_rope_bench property_test \
+  exact_property_test
 
 device=$(head -n 1 <<<"$gpus" | tr -c 'A-Za-z0-9.\n-' '-' | tr -s '-' | sed 's/-$//')
 out="reports/gpu/${device}-$(date -u +%Y-%m-%d)"
@@ -55,8 +58,15 @@ step() {  # step NAME COMMAND...: runs it with its output in $out/NAME.txt, reco
 step cuda-tests ctest --test-dir "$build" -L gpu --output-on-failure
 step properties ctest --test-dir "$build" -L property --output-on-failure
 step campaign "$build/tools/peconform" run --backend cuda --profile ci --no-save --out "$out/campaign" "$@"
-step bench "$build/backends/cuda/cuda_rope_bench" --repeats 50
-cp "$out/bench.txt" "$out/bench.json"
+# The benchmark prints its JSON on stdout: bench.json holds that alone, its messages go to bench.txt.
+echo "== bench: $build/backends/cuda/cuda_rope_bench --repeats 50"
+if "$build/backends/cuda/cuda_rope_bench" --repeats 50 >"$out/bench.json" 2>"$out/bench.txt"; then
+  echo "   passed"
+else
+  echo "   FAILED (exit $?; $out/bench.txt)"
+  failed+=(bench)
+  rm -f "$out/bench.json"
+fi
 
 torch_python=""
 for python in python3 /usr/bin/python3; do
@@ -115,6 +125,7 @@ fi
   echo
   echo "## RoPE against the device's copy bandwidth (cuda_rope_bench)"
   echo
+  if [[ -f "$out/bench.json" ]]; then sed 's/^/    /' "$out/bench.json"; fi
   sed 's/^/    /' "$out/bench.txt"
   echo
   echo "## PyTorch eager rotate_half"

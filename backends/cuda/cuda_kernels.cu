@@ -41,28 +41,35 @@ template <class Bits> __global__ void gather_kernel(DeviceGather gather, DeviceI
 
 unsigned blocks_for(pec_i64 threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
-// The launch's own error (a grid the device cannot take); a fault while the kernel runs shows
-// at the caller's synchronisation.
+// cudaGetLastError reports the last error of any runtime call on this thread, and clears it: a
+// failed call before the launch (already thrown as a harness error) would read as the launch's
+// own. So each launch clears it first, and then reads what the launch left: a grid the device
+// cannot take. A fault while the kernel runs shows at the caller's synchronisation.
+void clear_earlier_error() { static_cast<void>(cudaGetLastError()); }
 int launched() { return static_cast<int>(cudaGetLastError()); }
 
 template <class S> int rotary_as(const DeviceRotaryPlan& plan, const RotaryOperands& operands, const DeviceIds& ids) {
+  clear_earlier_error();
   if (const pec_i64 threads = rotary_threads(plan, ids); threads > 0)
     rotary_kernel<S><<<blocks_for(threads), kThreads>>>(plan, operands, ids);
   return launched();
 }
 
 template <class S> int sinusoid_as(const DeviceSinusoidPlan& plan, void* out, pec_i64 row_stride, pec_i64 element_stride) {
+  clear_earlier_error();
   if (const pec_i64 threads = sinusoid_threads(plan); threads > 0)
     sinusoid_kernel<S><<<blocks_for(threads), kThreads>>>(plan, out, row_stride, element_stride);
   return launched();
 }
 
 template <class S> int alibi_as(const DeviceAlibiPlan& plan, void* out, const BiasStrides& stride) {
+  clear_earlier_error();
   if (const pec_i64 threads = alibi_threads(plan); threads > 0) alibi_kernel<S><<<blocks_for(threads), kThreads>>>(plan, out, stride);
   return launched();
 }
 
 template <class Bits> int gather_as(const DeviceGather& gather, const DeviceIds& ids) {
+  clear_earlier_error();
   if (const pec_i64 threads = gather_threads(gather, ids); threads > 0)
     gather_kernel<Bits><<<blocks_for(threads), kThreads>>>(gather, ids);
   return launched();
@@ -102,6 +109,7 @@ int launch_alibi(Storage storage, const DeviceAlibiPlan& plan, void* out, const 
 }
 
 int launch_relative_index(const DeviceRelativeIndexPlan& plan, std::int32_t* out, const BiasStrides& stride) {
+  clear_earlier_error();
   if (const pec_i64 threads = relative_index_threads(plan); threads > 0)
     relative_index_kernel<<<blocks_for(threads), kThreads>>>(plan, out, stride);
   return launched();

@@ -20,7 +20,7 @@ enum class AngleForm { exact, float32, ggml_running };
 
 // One rotary plan on the device (backends/cpu/rotary_plan.hpp's RotaryPlan, flattened).
 struct DeviceRotaryPlan {
-  int d = 0, start = 0, dims = 0, pairs = 0, axes = 1;
+  int d = 0, start = 0, dims = 0, pairs = 0;
   int layout = 0;  // PEC_GPU_LAYOUT_*
   AngleForm angle = AngleForm::exact;
   bool lowp_cache = false;

@@ -17,7 +17,11 @@ void check(cudaError_t error, const char* what) {
 }
 
 // A kernel that failed to launch, or faulted while it ran (an illegal address): the kernel's
-// failure, which the campaign reports and goes on from.
+// failure, reported for its call. A fault is sticky: it leaves the process's CUDA context
+// broken, so every later call of the backend fails with it, each a harness error, and the
+// campaign's results after the first fault say nothing about the kernels. Kernels suspected of
+// faulting are for `peconform run --isolate` (and one case at a time, --replay: its worker
+// serves on after a thrown failure, in the same broken context).
 void finish(int launch_error, const char* kernel) {
   if (launch_error != cudaSuccess)
     throw KernelFailure("crash", fmt::format("the CUDA {} kernel failed to launch: {}", kernel,

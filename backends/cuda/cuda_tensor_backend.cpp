@@ -1,16 +1,12 @@
 #include "backends/cuda/cuda_tensor_backend.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
-#include "backends/cpu/position_range.hpp"
 #include "backends/cpu/t5_plan.hpp"
 #include "backends/cpu/table_kernels.hpp"
-#include "backends/cpu/tensor.hpp"
 #include "backends/cuda/device_rotary_plan.hpp"
 #include "backends/cuda/kernel_place.hpp"
-#include "spec/spec_error.hpp"
+#include "backends/device_call_checks.hpp"
 
 namespace peconform::cuda {
 namespace {
@@ -29,25 +25,6 @@ class DeviceBuffer {
   PlacedMemory memory_;
 };
 
-// A view must stay inside its bytes: the device has no guard page to stop a stray stride.
-void check_inside(const Buffer& buffer, const std::string& what) {
-  std::int64_t low = 0, high = 0;
-  for (std::size_t k = 0; k < 4; ++k) {
-    if (buffer.shape[k] < 0) throw SpecError(fmt::format("{} has a negative extent {} in dimension {}", what, buffer.shape[k], k));
-    if (buffer.shape[k] == 0) return;
-    const std::int64_t reach = (buffer.shape[k] - 1) * buffer.stride[k];
-    (reach < 0 ? low : high) += reach;
-  }
-  if (buffer.origin + low < 0 || buffer.origin + high >= buffer.size())
-    throw SpecError(fmt::format("{}'s view reaches elements {}..{} of a buffer of {}", what, buffer.origin + low,
-                                buffer.origin + high, buffer.size()));
-}
-
-cpu::PositionIds host_ids(const KernelCall& call) {
-  const void* data = call.ids64 ? static_cast<const void*>(call.ids64_data.data()) : call.ids32_data.data();
-  return {data, call.ids64, call.axes, {call.batch * call.seq, call.seq, 1}, call.id_offset};
-}
-
 // The ids on the device, as the call holds them (int32 or int64); the offset is added there.
 struct UploadedIds {
   std::unique_ptr<PlacedMemory> memory;
@@ -60,43 +37,13 @@ UploadedIds upload_ids(const KernelPlace& place, const KernelCall& call) {
   return uploaded;
 }
 
-void check_ids_size(const KernelCall& call, int axes) {
-  const auto needed = static_cast<std::size_t>(axes * call.batch * call.seq);
-  const std::size_t held = call.ids64 ? call.ids64_data.size() : call.ids32_data.size();
-  if (call.axes != axes) throw SpecError(fmt::format("{} takes {} position axes, found {}", call.spec.canonical(), axes, call.axes));
-  if (held < needed) throw SpecError(fmt::format("the call holds {} position ids, [axes, batch, seq] needs {}", held, needed));
-}
+// device::check_rotary_call lets through as many operands as a KernelCall holds.
+static_assert(kMaxDeviceOperands >= kMaxOperands, "the rotary kernel must take every operand of a call");
 
 void run_rotary(const KernelPlace& place, KernelCall& call) {
   const cpu::RotaryPlan plan = cpu::make_rotary_plan(call.spec, call.sequence_length);
+  device::check_rotary_call(plan, call);
   const std::size_t count = call.outputs.size();
-  if (count == 0 || count > static_cast<std::size_t>(kMaxDeviceOperands))
-    throw SpecError(fmt::format("the CUDA rotary kernel takes 1 to {} operands, found {}", kMaxDeviceOperands, count));
-  if (!call.in_place && call.inputs.size() != count)
-    throw SpecError(fmt::format("{} outputs but {} inputs out of place", count, call.inputs.size()));
-  check_ids_size(call, plan.axes);
-  for (std::size_t k = 0; k < count; ++k) {
-    const Buffer& in = call.in_place ? call.outputs[k] : call.inputs[k];
-    const Buffer& out = call.outputs[k];
-    check_inside(in, fmt::format("operand {}'s input", k));
-    check_inside(out, fmt::format("operand {}'s output", k));
-    if (in.shape != out.shape) throw SpecError(fmt::format("operand {}: input and output shapes differ", k));
-    if (out.shape[3] != plan.d)
-      throw SpecError(fmt::format("operand {} has dim {}, {} needs {}", k, out.shape[3], call.spec.canonical(), plan.d));
-    if (out.shape[0] != call.batch || out.shape[1] != call.seq)
-      throw SpecError(fmt::format("operand {} is [batch {}, seq {}], the ids are [batch {}, seq {}]", k, out.shape[0],
-                                  out.shape[1], call.batch, call.seq));
-  }
-  const cpu::PositionIds ids = host_ids(call);
-  for (int axis = 0; axis < plan.axes; ++axis)
-    for (std::int64_t b = 0; b < call.batch; ++b)
-      for (std::int64_t s = 0; s < call.seq; ++s) {
-        const std::int64_t p = ids.at(axis, b, s);  // throws where id + offset overflows
-        if (p < -plan.largest_position || p > plan.largest_position)
-          throw SpecError(fmt::format("position id {} at [axis {}, batch {}, seq {}] is outside +-{}, where {} angles are claimed",
-                                      p, axis, b, s, plan.largest_position, call.spec.canonical()));
-      }
-
   const UploadedRotaryPlan device = upload_rotary_plan(place, plan);
   const UploadedIds device_ids = upload_ids(place, call);
 
@@ -132,15 +79,8 @@ void run_sinusoid(const KernelPlace& place, KernelCall& call) {
   const Spec& spec = call.spec;
   const cpu::SinusoidPlan plan = cpu::make_sinusoid_plan(spec);
   const bool absolute = spec.family == Family::sinusoidal;
-  if (call.outputs.size() != 1) throw SpecError(fmt::format("a table call has one output, found {}", call.outputs.size()));
+  device::check_table_call(plan, call);
   Buffer& out = call.outputs[0];
-  check_inside(out, "the table");
-  if (call.rows < 0) throw SpecError(fmt::format("a table needs rows >= 0, found {}", call.rows));
-  if (out.shape[1] != call.rows || out.shape[3] != spec.d)
-    throw SpecError(fmt::format("the table is [{}, {}], the call asks for {} rows of {}", out.shape[1], out.shape[3], call.rows, spec.d));
-  if (absolute && call.first < 0) throw SpecError(fmt::format("sinusoidal positions start at 0, found {}", call.first));
-  cpu::check_position_range("table position", call.first + (absolute ? spec.offset : 0), call.rows, plan.largest_position);
-
   std::vector<pec_frequency> frequency;
   std::vector<float> frequency_f32;
   for (const cpu::SplitFrequency& f : plan.frequency) frequency.push_back({f.hi, f.lo});
@@ -164,21 +104,10 @@ void run_sinusoid(const KernelPlace& place, KernelCall& call) {
   device_out.download(out);
 }
 
-void check_relative_call(const KernelCall& call, std::int64_t heads) {
-  if (call.outputs.size() != 1) throw SpecError(fmt::format("a bias call has one output, found {}", call.outputs.size()));
-  const Buffer& out = call.outputs[0];
-  check_inside(out, "the bias");
-  if (out.shape[1] != heads || out.shape[2] != call.rows || out.shape[3] != call.keys)
-    throw SpecError(fmt::format("the output is [{}, {}, {}], the call asks for [{}, {}, {}]", out.shape[1], out.shape[2],
-                                out.shape[3], heads, call.rows, call.keys));
-  cpu::check_position_range("query position", call.first, call.rows, cpu::kLargestTablePosition);
-  cpu::check_position_range("key position", call.key_first, call.keys, cpu::kLargestTablePosition);
-}
-
 void run_alibi(const KernelPlace& place, KernelCall& call) {
   const cpu::AlibiPlan plan = cpu::make_alibi_plan(call.spec);
+  device::check_relative_call(call);
   const auto heads = static_cast<std::int64_t>(plan.slope.size());
-  check_relative_call(call, heads);
   std::vector<float> slope_f32;
   for (const double slope : plan.slope_f32) slope_f32.push_back(static_cast<float>(slope));  // float32 values, exact
   const auto slopes = upload_vector(place, plan.slope);
@@ -200,7 +129,7 @@ void run_alibi(const KernelPlace& place, KernelCall& call) {
 }
 
 void run_relative_index(const KernelPlace& place, KernelCall& call) {
-  check_relative_call(call, 1);
+  device::check_relative_call(call);
   const bool t5 = call.spec.family == Family::t5;
   std::vector<std::int64_t> bucket_start;
   DeviceRelativeIndexPlan device;
@@ -229,26 +158,9 @@ void run_relative_index(const KernelPlace& place, KernelCall& call) {
 
 void run_gather(const KernelPlace& place, KernelCall& call) {
   const Spec& spec = call.spec;
-  if (call.inputs.size() != 1 || call.outputs.size() != 1)
-    throw SpecError(fmt::format("a learned call has one table and one output, found {} and {}", call.inputs.size(), call.outputs.size()));
+  device::check_gather_call(call);
   const Buffer& table = call.inputs[0];
   Buffer& out = call.outputs[0];
-  check_inside(table, "the learned table");
-  check_inside(out, "the learned output");
-  if (table.shape[2] != spec.rows || table.shape[3] != spec.d)
-    throw SpecError(fmt::format("the table is [{}, {}], {} needs [{}, {}]", table.shape[2], table.shape[3], spec.canonical(), spec.rows, spec.d));
-  if (out.shape[0] != call.batch || out.shape[1] != call.seq || out.shape[3] != spec.d)
-    throw SpecError(fmt::format("the output is [{}, {}, {}, {}], the call gathers [{}, {}, 1, {}]", out.shape[0], out.shape[1],
-                                out.shape[2], out.shape[3], call.batch, call.seq, spec.d));
-  check_ids_size(call, 1);
-  const cpu::PositionIds ids = host_ids(call);
-  for (std::int64_t b = 0; b < call.batch; ++b)
-    for (std::int64_t s = 0; s < call.seq; ++s) {
-      const std::int64_t id = ids.at(0, b, s);
-      if (id < 0 || id >= spec.rows)
-        throw SpecError(fmt::format("position id {} at [batch {}, seq {}] is past the learned table of {} rows (valid: 0..{})", id, b,
-                                    s, spec.rows, spec.rows - 1));
-    }
   const UploadedIds device_ids = upload_ids(place, call);
   DeviceBuffer device_table(place, table), device_out(place, out);
   DeviceGather gather;
@@ -276,6 +188,9 @@ class PlacedTensorBackend final : public TensorBackend {
     capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
     // A call holds its inputs and outputs, at most 8 bytes an element each, at once.
     capabilities.largest_call_elements = std::min<std::int64_t>(std::int64_t{1} << 32, memory_bytes_ / 32);
+    // make_cuda_place chose the device with cudaSetDevice, which holds for the thread that made
+    // the backend only: on another thread the calls would go to device 0.
+    capabilities.calling_thread_only = true;
     return capabilities;
   }
   void run(KernelCall& call) const override {

@@ -35,7 +35,6 @@ UploadedRotaryPlan upload_rotary_plan(const KernelPlace& place, const cpu::Rotar
   device.start = plan.start;
   device.dims = plan.dims;
   device.pairs = plan.pairs;
-  device.axes = plan.axes;
   device.layout = spec.layout == Layout::interleaved ? PEC_GPU_LAYOUT_INTERLEAVED
                   : spec.layout == Layout::half      ? PEC_GPU_LAYOUT_HALF
                                                      : PEC_GPU_LAYOUT_INTERLEAVED_TO_HALF;

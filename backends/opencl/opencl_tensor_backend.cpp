@@ -9,8 +9,8 @@
 #include <utility>
 
 #include "backends/cpu/t5_plan.hpp"
+#include "backends/device_call_checks.hpp"
 #include "backends/gpu/element_index.h"
-#include "backends/opencl/call_checks.hpp"
 #include "backends/opencl/kernel_args.h"
 #include "backends/opencl/opencl_points.hpp"
 #include "backends/opencl/opencl_runtime.hpp"
@@ -179,7 +179,7 @@ class OpenClTensorBackend final : public TensorBackend {
   void run_rotary(KernelCall& call) const {
     const cpu::RotaryPlan& plan =
         rotary_plan_.get(call.spec, call.sequence_length, [&] { return cpu::make_rotary_plan(call.spec, call.sequence_length); });
-    check_rotary_call(plan, call);
+    device::check_rotary_call(plan, call);
     const Spec& spec = call.spec;
 
     std::vector<double> pair_data(static_cast<std::size_t>(plan.pairs) * PEC_PAIR_FIELDS);
@@ -260,7 +260,7 @@ class OpenClTensorBackend final : public TensorBackend {
 
   void run_table(KernelCall& call) const {
     const cpu::SinusoidPlan& plan = sinusoid_plan_.get(call.spec, 0, [&] { return cpu::make_sinusoid_plan(call.spec); });
-    check_table_call(plan, call);
+    device::check_table_call(plan, call);
     const Spec& spec = call.spec;
     const bool absolute = spec.family == Family::sinusoidal;
     std::vector<double> frequencies;
@@ -304,7 +304,7 @@ class OpenClTensorBackend final : public TensorBackend {
 
   void run_alibi(KernelCall& call) const {
     const cpu::AlibiPlan& plan = alibi_plan_.get(call.spec, 0, [&] { return cpu::make_alibi_plan(call.spec); });
-    check_relative_call(call);
+    device::check_relative_call(call);
     std::vector<double> slopes;
     for (std::size_t h = 0; h < plan.slope.size(); ++h) {
       slopes.push_back(plan.slope[h]);
@@ -328,7 +328,7 @@ class OpenClTensorBackend final : public TensorBackend {
   void run_index(KernelCall& call) const {
     const bool t5 = call.spec.family == Family::t5;
     const cpu::T5Plan& plan = t5_plan_.get(call.spec, 0, [&] { return t5 ? cpu::make_t5_plan(call.spec) : cpu::T5Plan{}; });
-    check_relative_call(call);
+    device::check_relative_call(call);
     const std::vector<cl_long> bucket_start(plan.bucket_start.begin(), plan.bucket_start.end());
     std::vector<cl_long> args = relative_args(call);
     args[PEC_RELATIVE_BIDIRECTIONAL] = call.spec.bidirectional;
@@ -355,7 +355,7 @@ class OpenClTensorBackend final : public TensorBackend {
   }
 
   void run_gather(KernelCall& call) const {
-    check_gather_call(call);
+    device::check_gather_call(call);
     const Spec& spec = call.spec;
     std::vector<cl_long> args(PEC_GATHER_ARGS);
     args[PEC_GATHER_BATCH] = call.batch;

@@ -3,7 +3,9 @@
 #include <cuda_runtime_api.h>
 #include <dlpack/dlpack.h>
 #include <fmt/format.h>
+#include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "spec/spec_error.hpp"
 
@@ -16,26 +18,34 @@ void check(cudaError_t status, const char* call) {
   if (status != cudaSuccess) throw std::runtime_error(fmt::format("{}: {} ({})", call, cudaGetErrorName(status), cudaGetErrorString(status)));
 }
 
+void* cuda_malloc(std::size_t bytes) {
+  void* memory = nullptr;
+  check(cudaMalloc(&memory, bytes), "cudaMalloc");
+  return memory;
+}
+
 class CudaAllocation final : public DeviceAllocation {
  public:
-  CudaAllocation(cudaStream_t stream, const void* host, std::size_t bytes) : stream_(stream), bytes_(bytes) {
-    check(cudaMalloc(&memory_, bytes), "cudaMalloc");
-    check(cudaMemcpyAsync(memory_, host, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
+  // The memory is owned from the moment it exists, so that a copy or synchronisation that
+  // throws frees it.
+  CudaAllocation(cudaStream_t stream, const void* host, std::size_t bytes)
+      : stream_(stream), memory_(cuda_malloc(bytes)), bytes_(bytes) {
+    check(cudaMemcpyAsync(memory_.get(), host, bytes, cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync");
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
-  ~CudaAllocation() override { cudaFree(memory_); }
-  CudaAllocation(const CudaAllocation&) = delete;
-  CudaAllocation& operator=(const CudaAllocation&) = delete;
 
-  void* handle() const override { return memory_; }
+  void* handle() const override { return memory_.get(); }
   void copy_out(void* host) const override {
-    check(cudaMemcpyAsync(host, memory_, bytes_, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
+    check(cudaMemcpyAsync(host, memory_.get(), bytes_, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
   }
 
  private:
+  struct CudaFree {
+    void operator()(void* memory) const noexcept { cudaFree(memory); }
+  };
   cudaStream_t stream_;
-  void* memory_ = nullptr;
+  std::unique_ptr<void, CudaFree> memory_;
   std::size_t bytes_;
 };
 
@@ -75,11 +85,17 @@ std::unique_ptr<DeviceMemory> open_cuda_memory(std::optional<int> device) {
   if (status == cudaErrorInsufficientDriver || status == cudaErrorNoDevice || status == cudaErrorInitializationError) {
     int driver = 0;
     cudaDriverGetVersion(&driver);
+    std::string why;
+    if (driver == 0)
+      why = "the NVIDIA driver (libcuda.so.1) is not installed or not loadable";
+    else if (status == cudaErrorInsufficientDriver)
+      why = fmt::format("the NVIDIA driver supports CUDA {}.{}, older than this build's runtime", driver / 1000, driver % 1000 / 10);
+    else if (status == cudaErrorNoDevice)
+      why = "the NVIDIA driver sees no CUDA device (is CUDA_VISIBLE_DEVICES set to none, or to indices this machine lacks?)";
+    else
+      why = "the NVIDIA driver is loaded but failed to initialise CUDA (nvidia-smi may say why)";
     throw SpecError(fmt::format("no CUDA device for a kDLCUDA kernel: cudaGetDeviceCount: {} ({}); {}", cudaGetErrorName(status),
-                                cudaGetErrorString(status),
-                                driver == 0 ? "the NVIDIA driver (libcuda.so.1) is not installed or not loadable"
-                                            : fmt::format("the NVIDIA driver supports CUDA {}.{}, older than this build's runtime",
-                                                          driver / 1000, driver % 1000 / 10)));
+                                cudaGetErrorString(status), why));
   }
   if (status != cudaSuccess)
     throw SpecError(fmt::format("no CUDA device for a kDLCUDA kernel: cudaGetDeviceCount: {} ({})", cudaGetErrorName(status),

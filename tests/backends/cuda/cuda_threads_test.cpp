@@ -7,6 +7,7 @@
 
 #include <atomic>
 
+#include "backends/backend_registry.hpp"
 #include "backends/cuda/cuda_tensor_backend.hpp"
 #include "cuda_cases.hpp"
 #include "harness/campaign.hpp"
@@ -28,22 +29,29 @@ TEST(CudaThreadsOnHost, EveryCallIsTheCpuBackendsBitForBit) {
 }
 
 TEST(CudaThreadsOnHost, RefusesWhatTheCpuKernelsRefuse) {
-  const std::unique_ptr<TensorBackend> backend = host_backend();
-  const auto refusal = [&](const char* text, auto change) {
+  const std::unique_ptr<TensorBackend> backend = host_backend(), cpu = make_backend("cpu");
+  const auto refusal_on = [](const TensorBackend& on, const char* text, auto change) {
     KernelCall call = harness::materialize(harness::CaseDescription::parse(text));
     change(call);
     try {
-      backend->run(call);
+      on.run(call);
     } catch (const SpecError& error) {
       return std::string(error.what());
     }
     return std::string("no refusal");
   };
+  const auto refusal = [&](const char* text, auto change) { return refusal_on(*backend, text, change); };
   const char* rope = "rope(d=16,base=10000,layout=half,dtype=fp32) | batch=1 seq=4 heads=2 place=out ids=int64 positions=run seed=1";
   EXPECT_NE(refusal(rope, [](KernelCall& call) { call.ids64_data[2] = std::int64_t{1} << 45; }).find("is outside +-"), std::string::npos);
   EXPECT_NE(refusal(rope, [](KernelCall& call) { call.id_offset = INT64_MAX; call.ids64_data[0] = 1; }).find("overflows int64"),
             std::string::npos);
-  EXPECT_NE(refusal(rope, [](KernelCall& call) { call.outputs[0].stride[1] = 1 << 20; }).find("view reaches elements"), std::string::npos);
+  EXPECT_NE(refusal(rope, [](KernelCall& call) { call.outputs[0].stride[1] = 1 << 20; }).find("operand 0's output: elements"),
+            std::string::npos);
+  // An output view unequal to its input (one head of two): the CPU's check_view_pair, in its words.
+  const auto one_head_out = [](KernelCall& call) { call.outputs[0].shape[2] = 1; };
+  const std::string unequal = refusal(rope, one_head_out);
+  EXPECT_NE(unequal.find("operand 0: input extent 2 and output extent 1 differ in dimension 2"), std::string::npos) << unequal;
+  EXPECT_EQ(unequal, refusal_on(*cpu, rope, one_head_out));
   const char* learned = "learned(d=4,rows=5,dtype=fp32) | batch=1 seq=3 ids=int64 positions=scattered seed=2";
   EXPECT_NE(refusal(learned, [](KernelCall& call) { call.ids64_data[1] = 5; }).find("past the learned table of 5 rows"), std::string::npos);
 }

@@ -1,10 +1,10 @@
 #pragma once
-// The refusals of the OpenCL backend, made on the host before anything is uploaded: those of
-// the CPU kernels (backends/cpu), through the CPU's own checks where they stand apart
-// (check_view_pair, check_position_range, PositionIds::at) and in its words where they sit
-// inside a kernel, plus one a device needs and the host does not: every element a kernel will
-// address lies inside its buffer, since a device write out of bounds is not a verdict but
-// undefined behaviour.
+// The refusals of the GPU backends (OpenCL and CUDA), made on the host before anything is
+// uploaded: those of the CPU kernels (backends/cpu), through the CPU's own checks where they
+// stand apart (check_view_pair, check_position_range, PositionIds::at) and in its words where
+// they sit inside a kernel, plus one a device needs and the host does not: every element a
+// kernel will address lies inside its buffer, since a device write out of bounds is not a
+// verdict but undefined behaviour.
 #include <array>
 #include <cstdint>
 #include <string_view>
@@ -13,14 +13,14 @@
 #include "backends/cpu/table_kernels.hpp"
 #include "backends/kernel_call.hpp"
 
-namespace peconform::opencl {
+namespace peconform::device {
 
 // Throws SpecError unless the [extent] view of `buffer` from its origin lies inside it and
 // within its shape.
 void check_view_in_buffer(const Buffer& buffer, const std::array<std::int64_t, 4>& extent, std::string_view what);
 
-// Rotary: one or two operands of the plan's d sharing [batch, seq], each input and output the
-// same view (in place) or disjoint, the ids' axes the plan's, every position within
+// Rotary: 1 to kMaxOperands operands of the plan's d sharing [batch, seq], each input and
+// output the same view (in place) or disjoint, the ids' axes the plan's, every position within
 // +-plan.largest_position.
 void check_rotary_call(const cpu::RotaryPlan& plan, const KernelCall& call);
 
@@ -34,4 +34,4 @@ void check_relative_call(const KernelCall& call);
 // Learned: every id (plus the offset) a row of the table.
 void check_gather_call(const KernelCall& call);
 
-}  // namespace peconform::opencl
+}  // namespace peconform::device

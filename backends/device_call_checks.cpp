@@ -1,4 +1,4 @@
-#include "backends/opencl/call_checks.hpp"
+#include "backends/device_call_checks.hpp"
 
 #include <fmt/format.h>
 #include <limits>
@@ -8,7 +8,7 @@
 #include "backends/cpu/tensor_checks.hpp"
 #include "spec/spec_error.hpp"
 
-namespace peconform::opencl {
+namespace peconform::device {
 namespace {
 
 cpu::PositionIds ids_of(const KernelCall& call) {
@@ -33,7 +33,8 @@ template <class T> cpu::Tensor4<T> host_view(Buffer& buffer) { return {static_ca
 void check_view_in_buffer(const Buffer& buffer, const std::array<std::int64_t, 4>& extent, std::string_view what) {
   std::int64_t low = buffer.origin, high = buffer.origin;
   for (std::size_t k = 0; k < 4; ++k) {
-    if (extent[k] < 0 || extent[k] > buffer.shape[k])
+    if (extent[k] < 0) throw SpecError(fmt::format("{} has a negative extent {} in dimension {}", what, extent[k], k));
+    if (extent[k] > buffer.shape[k])
       throw SpecError(fmt::format("{}: extent {} in dimension {} is outside its shape {}", what, extent[k], k, buffer.shape[k]));
     if (extent[k] == 0) return;
     const std::int64_t reach = (extent[k] - 1) * buffer.stride[k];
@@ -46,7 +47,7 @@ void check_view_in_buffer(const Buffer& buffer, const std::array<std::int64_t, 4
 void check_rotary_call(const cpu::RotaryPlan& plan, const KernelCall& call) {
   if (call.outputs.empty()) throw SpecError("apply_rotary needs at least one operand");
   if (call.outputs.size() > static_cast<std::size_t>(kMaxOperands))
-    throw SpecError(fmt::format("the OpenCL backend rotates at most {} operands per call, found {}", kMaxOperands, call.outputs.size()));
+    throw SpecError(fmt::format("a rotary call takes at most {} operands, found {}", kMaxOperands, call.outputs.size()));
   if (!call.in_place && call.inputs.size() != call.outputs.size())
     throw SpecError(fmt::format("{} inputs for {} outputs", call.inputs.size(), call.outputs.size()));
   if (call.axes != plan.axes)
@@ -56,6 +57,10 @@ void check_rotary_call(const cpu::RotaryPlan& plan, const KernelCall& call) {
     const Buffer& out = call.outputs[k];
     const Buffer& in = call.in_place ? out : call.inputs[k];
     const std::string what = fmt::format("operand {}", k);
+    // Inside its buffer first: an overlap measured on a view that leaves its buffer would name
+    // the wrong fault.
+    check_view_in_buffer(in, in.shape, what + "'s input");
+    check_view_in_buffer(out, out.shape, what + "'s output");
     cpu::with_storage_type(plan.spec.dtype, [&](auto tag) {
       using T = decltype(tag);
       cpu::check_view_pair<T>(what, host_view<T>(in), host_view<T>(const_cast<Buffer&>(out)));
@@ -65,8 +70,6 @@ void check_rotary_call(const cpu::RotaryPlan& plan, const KernelCall& call) {
     if (in.shape[0] != call.batch || in.shape[1] != call.seq)
       throw SpecError(fmt::format("operand {} is [batch {}, seq {}], the ids are [batch {}, seq {}]", k, in.shape[0], in.shape[1],
                                   call.batch, call.seq));
-    check_view_in_buffer(in, in.shape, what + "'s input");
-    check_view_in_buffer(out, out.shape, what + "'s output");
   }
   const cpu::PositionIds positions = ids_of(call);
   for (int axis = 0; axis < plan.axes; ++axis)
@@ -118,4 +121,4 @@ void check_gather_call(const KernelCall& call) {
     }
 }
 
-}  // namespace peconform::opencl
+}  // namespace peconform::device
