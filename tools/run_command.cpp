@@ -15,6 +15,7 @@
 #include "harness/isolated_backend.hpp"
 #include "reports/campaign_reports.hpp"
 #include "spec/spec_error.hpp"
+#include "tensorfiles/outputs_check.hpp"
 #include "tools/campaign_console.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
@@ -51,6 +52,7 @@ struct RunOptions {
   bool quiet = false;
   bool isolate = false;
   double case_timeout = 600;
+  std::string outputs;
 };
 
 std::optional<std::string> environment(const char* name) {
@@ -167,8 +169,23 @@ std::vector<std::unique_ptr<TensorBackend>> campaign_kernels(const RunOptions& o
   return kernels;
 }
 
-void run(const RunOptions& o) {
-  std::signal(SIGINT, on_interrupt);  // first, so that an early Ctrl-C still ends the run cleanly
+// --outputs: the kernel ran elsewhere on the cases `cases export` wrote; the manifest says how
+// they were drawn, so the options that draw cases come from it.
+harness::CampaignResult run_on_files(const RunOptions& o) {
+  tensorfiles::OutputsRun files = tensorfiles::prepare_outputs_run(o.outputs);
+  harness::CampaignOptions& options = files.options;
+  std::tie(options.shard_index, options.shard_count) = shard_of(o.shard);
+  options.time_budget_seconds = o.time_budget;
+  options.max_failures = o.max_failures;
+  if (o.threads > 0) omp_set_num_threads(o.threads);
+  if (!o.quiet)
+    fmt::print(stderr, "peconform run: the outputs in {}/ ({} exported cases), profile {}, seed {}, shard {}/{}, {} threads{}\n", o.outputs,
+               files.manifest.entries.size(), options.profile.name, options.seed, options.shard_index, options.shard_count,
+               omp_get_max_threads(), options.filters_text.empty() ? "" : ", " + options.filters_text);
+  return tensorfiles::run_outputs(files, console_progress(o.quiet), interrupted);
+}
+
+harness::CampaignResult run_in_process(const RunOptions& o) {
   harness::CampaignOptions options;
   const std::vector<std::unique_ptr<TensorBackend>> kernels = campaign_kernels(o, options.plugin);
   std::vector<const TensorBackend*> held;
@@ -194,7 +211,12 @@ void run(const RunOptions& o) {
     fmt::print(stderr, "peconform run: {}, profile {}, seed {}, shard {}/{}, {} threads{}\n", options.plugin ? fmt::format("plugin {} ({} kernel(s))", o.plugin, kernels.size()) : "backend " + o.backend,
                options.profile.name, options.seed, options.shard_index, options.shard_count, omp_get_max_threads(),
                options.filters_text.empty() ? "" : ", " + options.filters_text);
-  const harness::CampaignResult result = run_campaign(options, held, console_progress(o.quiet), interrupted);
+  return run_campaign(options, held, console_progress(o.quiet), interrupted);
+}
+
+void run(const RunOptions& o) {
+  std::signal(SIGINT, on_interrupt);  // first, so that an early Ctrl-C still ends the run cleanly
+  const harness::CampaignResult result = o.outputs.empty() ? run_in_process(o) : run_on_files(o);
   std::signal(SIGINT, SIG_DFL);
   write_campaign_reports(result, o.out);
   if (!o.quiet) {
@@ -203,10 +225,10 @@ void run(const RunOptions& o) {
     fmt::print(stderr, "time: {:.2f} s drawing cases, {:.2f} s in the kernel, {:.2f} s verifying ({:.3g} verified elements/s), "
                "{:.2f} s wall\n", i.draw_seconds, i.kernel_seconds, i.verify_seconds, i.verified_elements_per_second, i.wall_seconds);
   }
-  // A plugin's kernels have no point evaluator for the property catalog to run on.
+  // A plugin's kernels, and outputs read from files, have no point evaluator for the property catalog to run on.
   const std::string properties =
-      options.plugin && !o.no_properties
-          ? "properties not run (plugins have no point evaluator)"
+      !o.outputs.empty()                   ? "properties not run (tensor files have no point evaluator)"
+      : !o.plugin.empty() && !o.no_properties ? "properties not run (plugins have no point evaluator)"
           : fmt::format("{} of {} properties passed",
                         std::count_if(result.properties.begin(), result.properties.end(), [](const auto& p) { return p.passed; }),
                         result.properties.size());
@@ -257,6 +279,12 @@ void add_run_command(CLI::App& app) {
   command->add_option("--case-timeout", options->case_timeout, "With --isolate: seconds a call may take before it counts as a hang")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  CLI::Option* outputs = command->add_option(
+      "--outputs", options->outputs,
+      "Verify the outputs a kernel wrote for the cases `peconform cases export` put in this folder (its manifest says how they were drawn)");
+  for (const char* drawn_by_manifest : {"--backend", "--device", "--plugin", "--kernel", "--profile", "--seed", "--cases", "--spec", "--family",
+                                        "--dtype", "--precision", "--replay", "--regressions", "--isolate", "--case-timeout"})
+    outputs->excludes(command->get_option(drawn_by_manifest));
   command->callback([options] { run(*options); });
 }
 
