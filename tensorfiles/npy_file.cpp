@@ -132,8 +132,12 @@ class HeaderParser {
 };
 
 std::optional<std::size_t> known_descr_size(const std::string& descr, std::string& why) {
+  if (descr.size() >= 2 && descr[1] == 'O') {
+    why = fmt::format("holds Python objects (dtype '{}'), which NumPy stores as a pickle; pickles are never read", descr);
+    return std::nullopt;
+  }
   if (descr.size() < 3) {
-    why = fmt::format("the dtype '{}' is not one this reader knows", descr);
+    why = fmt::format("has the dtype '{}', which this reader does not know", descr);
     return std::nullopt;
   }
   const char order = descr[0], kind = descr[1];
@@ -141,14 +145,10 @@ std::optional<std::size_t> known_descr_size(const std::string& descr, std::strin
   std::size_t size = 0;
   for (const char c : digits) {
     if (c < '0' || c > '9' || size > 64) {
-      why = fmt::format("the dtype '{}' is not one this reader knows", descr);
+      why = fmt::format("has the dtype '{}', which this reader does not know", descr);
       return std::nullopt;
     }
     size = size * 10 + static_cast<std::size_t>(c - '0');
-  }
-  if (kind == 'O') {
-    why = fmt::format("holds Python objects (dtype '{}'), which NumPy stores as a pickle; pickles are never read", descr);
-    return std::nullopt;
   }
   const bool sized = (kind == 'f' && (size == 2 || size == 4 || size == 8)) ||
                      ((kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4 || size == 8)) ||
