@@ -10,6 +10,7 @@ packages=(
   librapidcheck-dev libgtest-dev
   libomp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
   python3 python3-mpmath
+  python3-numpy
   libxml2-utils chromium python3-jsonschema
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
   "$@"

@@ -12,9 +12,9 @@
 namespace peconform::tensorfiles {
 namespace {
 
-ArrayFile write_array(const std::filesystem::path& out, const std::string& folder, const std::string& name,
-                      const std::string& descr, const std::vector<std::int64_t>& shape, std::span<const std::byte> data) {
-  ArrayFile file{name, folder + "/" + name + ".npy", descr, shape};
+ArrayFile write_array(const std::filesystem::path& out, const std::string& folder, const std::string& name, const std::string& descr,
+                      const std::vector<std::int64_t>& shape, const std::string& holds, std::span<const std::byte> data) {
+  ArrayFile file{name, folder + "/" + name + ".npy", descr, shape, holds};
   write_npy(out / file.file, descr, shape, data);
   return file;
 }
@@ -39,18 +39,18 @@ ManifestCase export_case(const std::filesystem::path& out, std::uint64_t index, 
   for (std::size_t o = 0; o < call.inputs.size(); ++o) {
     const Buffer& input = call.inputs[o];
     c.inputs.push_back(write_array(out, folder, "in_" + array_name(call, input_slot(o)), storage_descr(input.type),
-                                   shown_shape(input, family, true), logical_bytes(input)));
+                                   shown_shape(input, family, true), storage_note(input.type), logical_bytes(input)));
   }
   if (is_rotary(family) || family == Family::learned) {
     const std::vector<std::int64_t> shape{call.axes, call.batch, call.seq};
-    c.ids = call.ids64 ? write_array(out, folder, "ids", "<i8", shape, std::as_bytes(std::span(call.ids64_data)))
-                       : write_array(out, folder, "ids", "<i4", shape, std::as_bytes(std::span(call.ids32_data)));
+    c.ids = call.ids64 ? write_array(out, folder, "ids", "<i8", shape, "int64 ids", std::as_bytes(std::span(call.ids64_data)))
+                       : write_array(out, folder, "ids", "<i4", shape, "int32 ids", std::as_bytes(std::span(call.ids32_data)));
   }
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
     const Buffer& output = call.outputs[o];
     const std::string name = array_name(call, output_slot(o));
     c.outputs.push_back({name, fmt::format("{}/{}.npy", folder, name == "out" ? name : "out_" + name), storage_descr(output.type),
-                         shown_shape(output, family, false)});
+                         shown_shape(output, family, false), storage_note(output.type)});
   }
   return c;
 }
@@ -63,8 +63,8 @@ Manifest export_cases(const ExportRequest& request, const std::filesystem::path&
     throw SpecError("cases export needs either --spec (the cases a campaign draws) or --replay (one case), not both");
   // Output files of an earlier export left beside new inputs would be verified as the new ones'.
   std::error_code error;
-  if (std::filesystem::exists(out, error) && !std::filesystem::is_empty(out, error))
-    throw SpecError(fmt::format("--out '{}' exists and is not empty; give a new folder", out.string()));
+  if (std::filesystem::exists(out, error) && (!std::filesystem::is_directory(out, error) || !std::filesystem::is_empty(out, error)))
+    throw SpecError(fmt::format("--out '{}' exists and is not an empty folder; give a new folder", out.string()));
   Manifest manifest;
   manifest.spec = request.spec;
   manifest.profile = request.profile;

@@ -26,7 +26,9 @@ constexpr const char* kArraysNote =
     "bits, '<u2' (torch.from_numpy(a).view(torch.bfloat16)), and outputs are read back the same way. In place or "
     "not, the kernel writes every output file named under `outputs`, with exactly its dtype and shape.";
 
-ordered array_json(const ArrayFile& a) { return {{"name", a.name}, {"file", a.file}, {"dtype", a.descr}, {"shape", a.shape}}; }
+ordered array_json(const ArrayFile& a) {
+  return {{"name", a.name}, {"file", a.file}, {"dtype", a.descr}, {"shape", a.shape}, {"holds", a.holds}};
+}
 
 class Reader {
  public:
@@ -47,6 +49,7 @@ class Reader {
     a.file = field<std::string>(object, "file", where);
     a.descr = field<std::string>(object, "dtype", where);
     a.shape = field<std::vector<std::int64_t>>(object, "shape", where);
+    if (object.contains("holds")) a.holds = field<std::string>(object, "holds", where);
     // Paths stay inside the folder: a manifest is input, and run --outputs reads what it names.
     const std::filesystem::path path(a.file);
     if (a.file.empty() || path.is_absolute() || std::any_of(path.begin(), path.end(), [](const auto& part) { return part == ".."; }))

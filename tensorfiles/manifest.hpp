@@ -19,6 +19,7 @@ struct ArrayFile {
   std::string file;
   std::string descr;  // as numpy.lib.format writes it
   std::vector<std::int64_t> shape;
+  std::string holds;  // what the elements are: "fp16", "bf16 bits as uint16", "int64 ids" (written for the reader)
 };
 
 struct ManifestCase {

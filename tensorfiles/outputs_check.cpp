@@ -39,7 +39,8 @@ class OutputsBackend final : public TensorBackend {
   void run(KernelCall& call) const override {
     const auto found = by_fingerprint_.find(fmt::format("{:016x}", call_fingerprint(call)));
     if (found == by_fingerprint_.end())
-      throw SpecError(fmt::format("no exported case of '{}' makes this {} call; the kernel's outputs exist for those alone",
+      throw SpecError(fmt::format("no exported case of '{}' makes this {} call: the kernel's outputs exist for the exported calls "
+                                  "alone (and a folder another peconform build exported may draw its calls differently)",
                                   folder_.string(), call.spec.canonical()));
     const ManifestCase& c = *found->second;
     if (c.outputs.size() != call.outputs.size())

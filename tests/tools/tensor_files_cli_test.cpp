@@ -178,7 +178,7 @@ TEST_F(TensorFilesCli, WhatTheManifestDecidesCannotBeGivenAgain) {
   const peconform::ToolRun again =
       peconform(fmt::format("cases export --spec 'rope(d=16)' --profile smoke --cases 1 --out '{}'", folder.string()));
   EXPECT_EQ(again.exit_code, 2) << again.output;
-  EXPECT_NE(again.output.find("is not empty"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("is not an empty folder"), std::string::npos) << again.output;
 }
 
 }  // namespace
