@@ -5,7 +5,7 @@ import pytest
 
 import peconform
 from peconform.testing import assert_conforms
-from rotate_half import rope_numpy
+from rotate_half_numpy import rope as rope_numpy
 
 SMALL = {"profile": "smoke", "cases": 6}
 
@@ -26,4 +26,4 @@ def test_the_failure_message_holds_the_case_the_element_the_ratio_and_a_replay_l
     assert re.search(r"^position: \d+$", message, re.M)
     ratio = float(re.search(r"^error / bound: (\S+)$", message, re.M).group(1))
     assert ratio > 1
-    assert re.search(r"^replay: peconform\.check\(rope_numpy, replay='rope\(d=64,.*'\)$", message, re.M)
+    assert re.search(r"^replay: peconform\.check\(rope, replay='rope\(d=64,.*'\)$", message, re.M)
