@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config ccache
   libboost-dev libmpfr-dev libgmp-dev
   librapidcheck-dev libgtest-dev
   libomp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
