@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config ccache
   libboost-dev libmpfr-dev libgmp-dev
   librapidcheck-dev libgtest-dev
   libomp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
@@ -13,6 +13,7 @@ packages=(
   python3-numpy
   libxml2-utils chromium python3-jsonschema
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
+  pybind11-dev python3-dev python3-numpy python3-torch python3-pytest python3-venv python3-pip
   "$@"
 )
 
