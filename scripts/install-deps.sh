@@ -12,6 +12,7 @@ packages=(
   python3 python3-mpmath
   libxml2-utils chromium python3-jsonschema
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
+  pybind11-dev python3-dev python3-numpy python3-torch python3-pytest python3-venv python3-pip
   "$@"
 )
 

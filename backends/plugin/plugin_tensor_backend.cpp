@@ -8,46 +8,11 @@
 
 #include "backends/plugin/abi_spec.hpp"
 #include "backends/plugin/device_memory.hpp"
-#include "backends/plugin/dl_dtype.hpp"
+#include "backends/plugin/dl_tensor_view.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::plugin {
 namespace {
-
-// A DLTensor over some of a buffer's four axes (kernel_call.hpp), with its shape and strides.
-struct TensorView {
-  std::array<std::int64_t, 4> shape{}, strides{};
-  DLTensor tensor{};
-};
-
-// The axes of a buffer each family shows the kernel (kernel_abi.h, pec_call): a rotary operand
-// is [batch, seq, heads, d]; a learned table [rows, d] and its output [batch, seq, d]; a table
-// [rows, d]; ALiBi [heads, queries, keys]; T5 and Shaw [queries, keys].
-std::vector<int> shown_axes(Family family, bool learned_table) {
-  if (is_rotary(family)) return {0, 1, 2, 3};
-  switch (family) {
-    case Family::learned: return learned_table ? std::vector<int>{2, 3} : std::vector<int>{0, 1, 3};
-    case Family::sinusoidal:
-    case Family::xl: return {1, 3};
-    case Family::alibi: return {1, 2, 3};
-    default: return {2, 3};
-  }
-}
-
-// A buffer holds the spec's dtype, or int32 indices (T5, Shaw).
-void view_of(TensorView& view, Buffer& buffer, Dtype dtype, const std::vector<int>& axes) {
-  for (std::size_t a = 0; a < axes.size(); ++a) {
-    view.shape[a] = buffer.shape[static_cast<std::size_t>(axes[a])];
-    view.strides[a] = buffer.stride[static_cast<std::size_t>(axes[a])];
-  }
-  view.tensor.data = buffer.data();
-  view.tensor.device = {kDLCPU, 0};
-  view.tensor.ndim = static_cast<int>(axes.size());
-  view.tensor.dtype = buffer.type == ElementType::int32 ? DLDataType{kDLInt, 32, 1} : dl_dtype(dtype);
-  view.tensor.shape = view.shape.data();
-  view.tensor.strides = view.strides.data();
-  view.tensor.byte_offset = 0;
-}
 
 // A device kernel's copies of a call's buffers: each host buffer whole in a device allocation,
 // a view's data its handle and byte_offset its origin, and every buffer read back whole after

@@ -1,0 +1,147 @@
+#include "python/src/python_tensor_backend.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+
+#include "spec/spec_error.hpp"
+
+namespace py = pybind11;
+
+namespace peconform::python {
+namespace {
+
+std::vector<std::int64_t> counting(std::int64_t first, std::int64_t count) {
+  std::vector<std::int64_t> values(static_cast<std::size_t>(count));
+  std::iota(values.begin(), values.end(), first);
+  return values;
+}
+
+// The traceback as Python prints it, for the failure's message.
+std::string traceback_text(const py::error_already_set& error) {
+  try {
+    const py::object lines = py::module_::import("traceback").attr("format_exception")(error.type(), error.value(), error.trace());
+    return py::str("").attr("join")(lines).cast<std::string>();
+  } catch (const py::error_already_set&) {
+    return error.what();
+  }
+}
+
+class PythonTensorBackend final : public TensorBackend {
+ public:
+  PythonTensorBackend(py::object callable, std::string name, std::vector<SpecPattern> patterns, CallsTaken takes, ArrayKind arrays,
+                      std::atomic<bool>& stop)
+      : callable_(std::move(callable)), name_(std::move(name)), patterns_(std::move(patterns)), takes_(takes), arrays_(arrays), stop_(stop) {
+    takes_.key_operand = false;  // the callable takes one x
+  }
+
+  // The callable goes with the GIL held: the campaign may drop the backend with it released.
+  ~PythonTensorBackend() override {
+    py::gil_scoped_acquire gil;
+    callable_ = py::object();
+  }
+
+  std::string name() const override { return name_; }
+
+  BackendCapabilities capabilities() const override {
+    BackendCapabilities capabilities;
+    if (patterns_.empty()) capabilities.families = all_families();
+    for (const SpecPattern& pattern : patterns_)
+      if (std::find(capabilities.families.begin(), capabilities.families.end(), pattern.family()) == capabilities.families.end())
+        capabilities.families.push_back(pattern.family());
+    // NumPy has no bfloat16: its bf16 cells are not drawn (check() refuses a bf16 asked for by name).
+    capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16};
+    if (arrays_ == ArrayKind::torch) capabilities.dtypes.push_back(Dtype::bf16);
+    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    capabilities.calling_thread_only = true;  // the GIL
+    capabilities.patterns = patterns_;
+    capabilities.takes = takes_;
+    return capabilities;
+  }
+
+  void run(KernelCall& call) const override {
+    if (!patterns_.empty() &&
+        std::none_of(patterns_.begin(), patterns_.end(), [&](const SpecPattern& p) { return p.admits(call.spec); }))
+      throw SpecError(fmt::format("'{}' does not serve {}: check() was given the pattern {}", name_, call.spec.canonical(),
+                                  patterns_.front().text()));
+    if (call.spec.dtype == Dtype::bf16 && arrays_ == ArrayKind::numpy)
+      throw SpecError(fmt::format("{} is bf16, which NumPy cannot hold: check it with array=\"torch\"", call.spec.canonical()));
+    if (call.outputs.size() != 1)
+      throw SpecError(fmt::format("'{}' takes one operand per call; the call has {}", name_, call.outputs.size()));
+    const Family family = call.spec.family;
+    plugin::TensorView output;
+    plugin::view_of(output, call.outputs[0], call.spec.dtype, plugin::shown_axes(family, false));
+
+    py::gil_scoped_acquire gil;
+    const py::object spec = py::cast(call.spec);
+    py::object returned;
+    try {
+      if (is_rotary(family) || family == Family::learned) {
+        plugin::TensorView input;
+        Buffer& x = call.in_place && is_rotary(family) ? call.outputs[0] : call.inputs[0];
+        plugin::view_of(input, x, call.spec.dtype, plugin::shown_axes(family, true));
+        returned = callable_(array_over(input.tensor, arrays_), positions(call), spec);
+      } else if (family == Family::sinusoidal || family == Family::xl) {
+        returned = callable_(int64_array(counting(call.first, call.rows), {call.rows}, arrays_), spec);
+      } else {
+        returned = callable_(int64_array(counting(call.first, call.rows), {call.rows}, arrays_),
+                             int64_array(counting(call.key_first, call.keys), {call.keys}, arrays_), spec);
+      }
+    } catch (py::error_already_set& error) {
+      if (error.matches(PyExc_KeyboardInterrupt)) stop_.store(true);
+      throw KernelFailure("exception", traceback_text(error));
+    }
+    if (returned.is_none()) return;  // written in place, or left unwritten: the verifier tells which
+    try {
+      copy_returned(returned, output.tensor);
+    } catch (const WrongReturn& wrong) {
+      throw KernelFailure("wrong-return", wrong.what());
+    } catch (py::error_already_set& error) {
+      throw KernelFailure("wrong-return", "reading what the callable returned raised:\n" + traceback_text(error));
+    }
+  }
+
+ private:
+  // The ids as the callable's positions: the call's own buffer when it needs no offset.
+  py::object positions(KernelCall& call) const {
+    std::vector<std::int64_t> shape{call.batch, call.seq};
+    if (call.axes > 1) shape.insert(shape.begin(), call.axes);
+    if (call.id_offset == 0) {
+      std::vector<std::int64_t> strides(shape.size());
+      std::int64_t stride = 1;
+      for (std::size_t a = shape.size(); a-- > 0;) {
+        strides[a] = stride;
+        stride *= shape[a];
+      }
+      DLTensor ids{};
+      ids.data = call.ids64 ? static_cast<void*>(call.ids64_data.data()) : static_cast<void*>(call.ids32_data.data());
+      ids.device = {kDLCPU, 0};
+      ids.ndim = static_cast<int>(shape.size());
+      ids.dtype = call.ids64 ? DLDataType{kDLInt, 64, 1} : DLDataType{kDLInt, 32, 1};
+      ids.shape = shape.data();
+      ids.strides = strides.data();
+      return array_over(ids, arrays_);
+    }
+    std::vector<std::int64_t> values;
+    for (int a = 0; a < call.axes; ++a)
+      for (std::int64_t b = 0; b < call.batch; ++b)
+        for (std::int64_t s = 0; s < call.seq; ++s) values.push_back(call.id(a, b, s));
+    return int64_array(values, shape, arrays_);
+  }
+
+  py::object callable_;
+  std::string name_;
+  std::vector<SpecPattern> patterns_;
+  CallsTaken takes_;
+  ArrayKind arrays_;
+  std::atomic<bool>& stop_;
+};
+
+}  // namespace
+
+std::unique_ptr<TensorBackend> make_python_tensor_backend(py::object callable, std::string name, std::vector<SpecPattern> patterns,
+                                                          CallsTaken takes, ArrayKind arrays, std::atomic<bool>& stop) {
+  return std::make_unique<PythonTensorBackend>(std::move(callable), std::move(name), std::move(patterns), takes, arrays, stop);
+}
+
+}  // namespace peconform::python

@@ -1,0 +1,5 @@
+"""The tests check the examples' kernels (examples/python/), so that what the README shows is what is tested."""
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "python"))
