@@ -98,7 +98,7 @@ def main():
     parser.add_argument("--cases", type=int, default=None, help="cases per check (default: the profile's)")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--only", action="append", default=[], help="a model key (repeatable); default: every model")
-    parser.add_argument("--failures-shown", type=int, default=3)
+    parser.add_argument("--failures-shown", type=int, default=1, help="failures shown per non-conformant cell")
     parser.add_argument("--command", default=" ".join(sys.argv), help="the command to record in the report")
     parser.add_argument("--model", help="with --column and --replay: rerun one failing case")
     parser.add_argument("--column")
