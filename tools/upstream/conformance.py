@@ -91,6 +91,25 @@ def replay(args):
     return 0 if result else 1
 
 
+def write(out, run, cells):
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "matrix.json").write_text(json.dumps({"run": run, "cells": cells}, indent=1) + "\n")
+    (out / "matrix.md").write_text(report.markdown(run, cells))
+    (out / "matrix.html").write_text(report.html(run, cells))
+    print(f"wrote {out / 'matrix.md'}, matrix.html and matrix.json")
+
+
+def columns():
+    return [{"name": c.name, "keys": c.keys, "meaning": c.meaning} for c in COLUMNS]
+
+
+def render(out):
+    matrix = json.loads((out / "matrix.json").read_text())
+    matrix["run"]["columns"] = columns()
+    write(out, matrix["run"], matrix["cells"])
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "reports" / "upstream")
@@ -103,9 +122,13 @@ def main():
     parser.add_argument("--model", help="with --column and --replay: rerun one failing case")
     parser.add_argument("--column")
     parser.add_argument("--replay")
+    parser.add_argument("--render", action="store_true",
+                        help="rewrite matrix.md and matrix.html in --out from its matrix.json, with the current column texts")
     args = parser.parse_args()
     if args.replay:
         return replay(args)
+    if args.render:
+        return render(args.out)
 
     torch.set_num_threads(1)
     models = [find_model(key) for key in args.only] if args.only else MODELS
@@ -122,13 +145,9 @@ def main():
         "versions": {"transformers": transformers.__version__, "torch": torch.__version__,
                      "peconform": commit()},
         "profile": args.profile, "cases": args.cases, "seed": args.seed if args.seed is not None else peconform.DEFAULT_SEED,
-        "columns": [{"name": c.name, "keys": c.keys, "meaning": c.meaning} for c in COLUMNS],
+        "columns": columns(),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "matrix.json").write_text(json.dumps({"run": run, "cells": cells}, indent=1) + "\n")
-    (args.out / "matrix.md").write_text(report.markdown(run, cells))
-    (args.out / "matrix.html").write_text(report.html(run, cells))
-    print(f"wrote {args.out / 'matrix.md'}, matrix.html and matrix.json")
+    write(args.out, run, cells)
     return 0
 
 

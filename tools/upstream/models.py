@@ -65,12 +65,18 @@ class PrecisionColumn:
 
 COLUMNS = [
     PrecisionColumn("fp32-angle", "precision=fp32-angle,theta=hf", "torch",
-                    "the class transformers' float32 code should meet: theta and the angle in float32 "
-                    "(theta=hf where the plan has that recipe, else a correctly rounded float32 theta)"),
+                    "the class transformers' float32 code should meet: theta and the angle in float32, theta as "
+                    "transformers forms it (theta=hf) for plans none, linear and proportional; the other plans "
+                    "(llama3, yarn, longrope, dynamic) have no such recipe, so they are held to a correctly rounded "
+                    "float32 theta, which transformers' float32 pow and blending do not give: a failure there "
+                    "measures that gap, not a bug"),
     PrecisionColumn("exact-angle", "precision=exact-angle", "torch",
-                    "the angle exact to 2^-100 relative: what float32 angles depart from at long positions"),
+                    "the angle exact to 2^-100 relative: float32 angles depart from it as positions grow, "
+                    "so every float32 implementation fails here; the failure shows from where"),
     PrecisionColumn("bf16 lowp-cache", "dtype=bf16,precision=lowp-cache", "torch",
-                    "a bf16 model: cos and sin cast to bf16 and the rotation in bf16, as transformers does"),
+                    "a bf16 model: cos and sin cast to bf16 and the rotation in bf16, as transformers does; "
+                    "lowp-cache charges bf16's roundings but assumes an exact angle, which transformers' "
+                    "float32 angle is not at long positions"),
 ]
 
 
