@@ -131,6 +131,7 @@ def main():
         return render(args.out)
 
     torch.set_num_threads(1)
+    revision = commit()
     models = [find_model(key) for key in args.only] if args.only else MODELS
     cells = []
     for model in models:
@@ -143,7 +144,7 @@ def main():
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": args.command, "machine": machine(), "python": platform.python_version(),
         "versions": {"transformers": transformers.__version__, "torch": torch.__version__,
-                     "peconform": commit()},
+                     "peconform": revision},
         "profile": args.profile, "cases": args.cases, "seed": args.seed if args.seed is not None else peconform.DEFAULT_SEED,
         "columns": columns(),
     }

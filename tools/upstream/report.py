@@ -4,6 +4,13 @@
 `cells` holds one check() result per model and column, in row order (conformance.py run_cell).
 """
 import html as html_escape
+import re
+
+
+def brief(spec):
+    """The spec with each long list (LongRoPE's factors) cut to its count, for the table; the
+    failing cells' sections give it whole."""
+    return re.sub(r"\[([^\[\]]{40,})\]", lambda m: f"[{m.group(1).count(',') + 1} values]", spec)
 
 
 def _rows(cells):
@@ -54,7 +61,7 @@ def markdown(run, cells):
               "|---|---|" + "---|" * len(columns)]
     for row in _rows(cells).values():
         verdicts = [_md(_verdict(row["cells"].get(name))) for name in columns]
-        lines.append(f"| {_md(row['model'])} | `{_md(row['config_spec'])}` | " + " | ".join(verdicts) + " |")
+        lines.append(f"| {_md(row['model'])} | `{_md(brief(row['config_spec']))}` | " + " | ".join(verdicts) + " |")
     failing = _failing(cells)
     lines += ["", "## Non-conformant cells", ""]
     if not failing:
@@ -111,7 +118,7 @@ def html(run, cells):
             if cell is not None and not cell["conformant"]:
                 text = f"<a href=\"#{e(cell['key'])}-{e(name)}\">{text}</a>"
             tds.append(f"<td class=\"{style}\">{text}</td>")
-        parts.append(f"<tr><td>{e(row['model'])}</td><td><code>{e(row['config_spec'])}</code></td>{''.join(tds)}</tr>")
+        parts.append(f"<tr><td>{e(row['model'])}</td><td><code>{e(brief(row['config_spec']))}</code></td>{''.join(tds)}</tr>")
     parts += ["</table>", "<h2>Non-conformant cells</h2>"]
     failing = _failing(cells)
     if not failing:

@@ -51,6 +51,11 @@ def test_html_escapes_and_links_each_failing_cell():
     assert page.count('class="pass"') == 2 and page.count('class="fail"') == 1 and page.count('class="none"') == 1
 
 
+def test_the_table_counts_long_lists_instead_of_printing_them():
+    spec = "rope(d=8,scaling=longrope(factor=4,orig=16,short=[1.05,1.1,1.2500000000000002,2.000000000000001],long=[2,4]))"
+    assert report.brief(spec) == "rope(d=8,scaling=longrope(factor=4,orig=16,short=[4 values],long=[2,4]))"
+
+
 def test_no_failures_says_none():
     assert "## Non-conformant cells\n\nNone." in report.markdown(RUN, CELLS[:1])
     assert "<p>None.</p>" in report.html(RUN, CELLS[:1])
