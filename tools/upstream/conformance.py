@@ -40,6 +40,17 @@ def reproducer(model, column, case):
     return f"tools/upstream-conformance.sh --model {model.key} --column '{column.name}' --replay '{case}'"
 
 
+def ratios_by_position(result):
+    """The worst error / bound in each position bin (bin b holds [2^(b-1), 2^b), bin 0 position
+    0), over the check's cells."""
+    worst = []
+    for cell in result.cells:
+        for b, ratio in enumerate(float(r) for r in cell["worst_ratio_by_position"]):
+            worst += [0.0] * (b + 1 - len(worst))
+            worst[b] = max(worst[b], ratio)
+    return worst
+
+
 def run_cell(model, column, args):
     base, spec = cell_spec(model, column)
     fn = UpstreamRotary(model.config_dir, model.layer_type or None)
@@ -51,6 +62,7 @@ def run_cell(model, column, args):
         "spec": spec.canonical, "kernel": fn.__qualname__, "verdict": result.verdict,
         "conformant": bool(result), "elements": result.elements, "worst_ratio": result.worst_ratio,
         "seconds": round(time.monotonic() - started, 1), "failures": [],
+        "worst_ratio_by_position": ratios_by_position(result),
     }
     for failure in result.failures[: args.failures_shown]:
         cell["failures"].append({

@@ -22,10 +22,20 @@ def _rows(cells):
     return rows
 
 
+def first_position_over(cell):
+    """Where the cell's error first passes its bound: the lowest position bin over 1, as text."""
+    over = [b for b, ratio in enumerate(cell.get("worst_ratio_by_position", [])) if ratio > 1]
+    if not over:
+        return None
+    return "0" if over[0] == 0 else f"2^{over[0] - 1}"
+
+
 def _verdict(cell):
     if cell is None:
         return "not run"
-    return f"{'conformant' if cell['conformant'] else cell['verdict']} ({cell['worst_ratio']:.3g})"
+    text = f"{'conformant' if cell['conformant'] else cell['verdict']} ({cell['worst_ratio']:.3g})"
+    start = None if cell["conformant"] else first_position_over(cell)
+    return f"{text}, from p ≥ {start}" if start else text
 
 
 def _failing(cells):
@@ -45,7 +55,8 @@ def markdown(run, cells):
         "transformers' own rotary embedding modules and apply functions (not ports), each run by",
         "`peconform.check()` on the spec `Spec.from_hf_config` reads from the model's config.json",
         "(fixtures/hf-configs/), under each precision class. A cell gives the verdict and the worst",
-        "error / bound over every element checked (below 1 conforms).",
+        "error / bound over every element checked (below 1 conforms) and, where it fails, the",
+        "smallest position from which an error passes its bound (positions binned by powers of two).",
         "",
         f"- Date: {run['date']}",
         f"- Command: `{run['command']}`",
@@ -96,7 +107,8 @@ def html(run, cells):
         "<p>transformers' own rotary embedding modules and apply functions (not ports), each run by "
         "<code>peconform.check()</code> on the spec <code>Spec.from_hf_config</code> reads from the model's "
         "config.json, under each precision class. A cell gives the verdict and the worst error / bound "
-        "(below 1 conforms).</p>",
+        "(below 1 conforms) and, where it fails, the smallest position from which an error passes its bound "
+        "(positions binned by powers of two).</p>",
         "<ul>",
         f"<li>Date: {e(run['date'])}</li>",
         f"<li>Command: <code>{e(run['command'])}</code></li>",

@@ -24,13 +24,14 @@ FAILURE = {"case": "rope(d=8) | batch=1 seq=1", "element": 3, "position": 131071
            "ratio": 12.5, "message": "FAIL [numeric] rope(d=8) | a<b", "reproducer": "tools/upstream-conformance.sh --replay 'x'"}
 
 CELLS = [cell("llama", "Llama <3>", "fp32-angle", True, 0.25),
-         cell("llama", "Llama <3>", "exact-angle", False, 12.5, [FAILURE]),
+         dict(cell("llama", "Llama <3>", "exact-angle", False, 12.5, [FAILURE]), worst_ratio_by_position=[0, 0.5, 0.9, 1.5, 12.5]),
          cell("qwen", "Qwen2", "fp32-angle", True, 0.5)]
 
 
 def test_markdown_has_a_row_per_model_and_the_failures_reproducer():
     text = report.markdown(RUN, CELLS)
-    assert "| Llama <3> | `rope(d=8,base=10000,layout=half)` | conformant (0.25) | non-conformant (12.5) |" in text
+    # Bin 3 holds positions [4, 8): the first over its bound.
+    assert "| Llama <3> | `rope(d=8,base=10000,layout=half)` | conformant (0.25) | non-conformant (12.5), from p ≥ 2^2 |" in text
     assert "| Qwen2 | `rope(d=8,base=10000,layout=half)` | conformant (0.5) | not run |" in text
     for provenance in ("2026-11-24 17:00 UTC", "`tools/upstream-conformance.sh --cases 8`", "transformers 5.23.0",
                        "torch 2.15.0", "Linux, test CPU"):
@@ -46,7 +47,7 @@ def test_html_escapes_and_links_each_failing_cell():
     assert page.startswith("<!DOCTYPE html>")
     assert "Llama &lt;3&gt;" in page and "Llama <3>" not in page
     assert "a&lt;b" in page
-    assert '<a href="#llama-exact-angle">non-conformant (12.5)</a>' in page
+    assert '<a href="#llama-exact-angle">non-conformant (12.5), from p ≥ 2^2</a>' in page
     assert 'id="llama-exact-angle"' in page
     assert page.count('class="pass"') == 2 and page.count('class="fail"') == 1 and page.count('class="none"') == 1
 
