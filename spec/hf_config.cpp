@@ -382,6 +382,24 @@ void llama3_without_smoothing(Spec& spec) {
   plan.factors = std::move(factors);
 }
 
+// Static NTK, base' = base·f^(d/(d-2)): dynamic(factor=f-1, orig=1, len=2) forms exactly that
+// base, since (f-1)·2/1 - (f-2) = f. `what` names f in messages.
+void static_ntk(Reading& reading, const Decimal& factor, std::string_view what, FrequencyPlan& out) {
+  const double f = factor.to_double();
+  if (f < 1.0) throw SpecError(fmt::format("config.json: {} {} must be at least 1", what, factor.text()));
+  if (f == 1.0) return;
+  const double reduced = f - 1.0;
+  if (reduced + 1.0 != f)
+    throw SpecError(fmt::format("config.json: {} {} - 1 is not exact in binary64", what, factor.text()));
+  out.kind = PlanKind::dynamic;
+  out.factor = Decimal::parse(fmt::format("{}", reduced));
+  out.orig = 1;
+  out.length = 2;
+  reading.defaulted(fmt::format("{} {} written as dynamic(factor={},orig=1,len=2), which gives the same "
+                                "base·{}^(d/(d-2))",
+                                what, factor.text(), out.factor.text(), what.substr(what.rfind(' ') + 1)));
+}
+
 // _compute_proportional_rope_parameters (transformers 5.x): frequencies base^(-2i/head_dim) for
 // the first int(partial_rotary_factor · head_dim // 2) pairs of the whole head and 0 for the
 // rest, all divided by factor; rotate_half spans the whole head. The spec's rot stays the whole
@@ -443,28 +461,18 @@ void read_plan(Reading& reading, const RopePlan& plan, std::string_view type, co
   if (type == "linear") {
     out.kind = PlanKind::linear;
     out.factor = reading.number(plan.scope, "factor");
+  } else if (type == "dynamic" && is_one_of(model_type, {"hunyuan_v1_dense", "hunyuan_v1_moe", "hunyuan_vl"}) &&
+             reading.optional_number(plan.scope, "alpha").value_or(Decimal(0)).to_double() != 0.0) {
+    // HunYuan's "ntk_alpha": a dynamic plan with a nonzero alpha is the static base·alpha^(d/(d-2))
+    // (modeling_hunyuan_v1_dense.py, compute_ntk_alpha_rope_parameters).
+    static_ntk(reading, reading.number(plan.scope, "alpha"), "ntk_alpha alpha", out);
   } else if (type == "dynamic") {
     out.kind = PlanKind::dynamic;
     out.factor = reading.number(plan.scope, "factor");
     out.orig = reading.count(model, "max_position_embeddings");
   } else if (type == "ntk") {
-    // Older transformers' static NTK (modeling_rope_utils.py at 0044e3b, _compute_ntk_parameters):
-    // base' = base·factor^(d/(d-2)). dynamic(factor=f-1, orig=1, len=2) forms exactly that
-    // base, since (f-1)·2/1 - (f-2) = f.
-    const Decimal factor = reading.number(plan.scope, "factor");
-    const double f = factor.to_double();
-    if (f < 1.0) throw SpecError(fmt::format("config.json: ntk factor {} must be at least 1", factor.text()));
-    if (f == 1.0) return;
-    const double reduced = f - 1.0;
-    if (reduced + 1.0 != f)
-      throw SpecError(fmt::format("config.json: ntk factor {} - 1 is not exact in binary64", factor.text()));
-    out.kind = PlanKind::dynamic;
-    out.factor = Decimal::parse(fmt::format("{}", reduced));
-    out.orig = 1;
-    out.length = 2;
-    reading.defaulted(fmt::format("ntk factor {} written as dynamic(factor={},orig=1,len=2), which gives the same "
-                                  "base·factor^(d/(d-2))",
-                                  factor.text(), out.factor.text()));
+    // Older transformers' static NTK (modeling_rope_utils.py at 0044e3b, _compute_ntk_parameters).
+    static_ntk(reading, reading.number(plan.scope, "factor"), "ntk factor", out);
   } else if (type == "yarn") {
     read_yarn(reading, plan, model, out);
   } else if (type == "llama3") {

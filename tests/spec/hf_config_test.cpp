@@ -220,6 +220,21 @@ TEST(HfConfig, ProportionalRotatesItsLeadingPairsOverTheWholeHead) {
             std::string::npos);
 }
 
+TEST(HfConfig, HunyuanDynamicWithAlphaIsTheStaticBaseChange) {
+  // modeling_hunyuan_v1_dense.py: "dynamic" with alpha is ntk_alpha, base·alpha^(d/(d-2)), which
+  // dynamic(factor=alpha-1,orig=1,len=2) forms; without alpha it stays dynamic.
+  EXPECT_EQ(spec_of(R"({"model_type": "hunyuan_v1_dense", "head_dim": 128, "max_position_embeddings": 32768,
+                        "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 1.0}})"),
+            "rope(d=128,base=10000,layout=half,scaling=dynamic(factor=999,orig=1,len=2))");
+  EXPECT_EQ(spec_of(R"({"model_type": "hunyuan_v1_dense", "head_dim": 128, "max_position_embeddings": 32768,
+                        "rope_scaling": {"type": "dynamic", "factor": 2.0}})"),
+            "rope(d=128,base=10000,layout=half,scaling=dynamic(factor=2,orig=32768))");
+  // Other models do not read alpha.
+  EXPECT_EQ(spec_of(R"({"model_type": "llama", "head_dim": 128, "max_position_embeddings": 32768,
+                        "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 2.0}})"),
+            "rope(d=128,base=10000,layout=half,scaling=dynamic(factor=2,orig=32768))");
+}
+
 TEST(HfConfig, NtkIsTheStaticBaseChange) {
   // base·4^(d/(d-2)): dynamic with (factor·len/orig − (factor − 1)) = 3·2/1 − 2 = 4.
   EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_scaling": {"type": "ntk", "factor": 4.0}})"),
