@@ -93,7 +93,7 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   const Real u = ldexp(Real(1), -24);
   const Real round = 1 + u;                       // one rounding that may happen
   const auto round_if = [&](bool rounds) { return rounds ? round : Real(1); };
-  const bool linear = spec.scaling.kind == PlanKind::linear;
+  const bool linear = spec.scaling.kind == PlanKind::linear || spec.scaling.kind == PlanKind::proportional;
   const Real factor_in = linear && !representable_in_float32(spec.scaling.factor) ? 1 / (1 - u) : Real(1);
   const bool base_exact = representable_in_float32(spec.base);
   const Real log_base = abs(log(Real(spec.base.to_double())));

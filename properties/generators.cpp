@@ -150,6 +150,10 @@ FrequencyPlan gen_plan(PlanKind kind, int rotary_dims) {
     case PlanKind::custom:
       plan.factors = *rc::gen::container<std::vector<Decimal>>(pairs, gen_decimal_in(1, 16));
       break;
+    case PlanKind::proportional:
+      plan.factor = *gen_decimal_in(1, 16);
+      plan.pairs = *rc::gen::inRange(1, static_cast<int>(pairs) + 1);
+      break;
   }
   return plan;
 }

@@ -147,6 +147,14 @@ template <class Real> RotaryFrequencies<Real> rotary_frequencies(const Spec& spe
       }
       break;
     }
+    case PlanKind::proportional:
+      // The first `pairs` pairs as linear's; the others stand still (frequency 0).
+      out.inv_freq = default_inv_freq(base, dims);
+      for (int i = 0; i < pairs; ++i) {
+        Real& inv = out.inv_freq[static_cast<std::size_t>(i)];
+        inv = i < plan.pairs ? inv / factor : Real(0);
+      }
+      break;
     case PlanKind::custom:
       if (!plan.freqs.empty()) {
         for (const Decimal& value : plan.freqs) out.inv_freq.push_back(from_decimal<Real>(value));

@@ -55,6 +55,7 @@ template <class Real> FrequencyError<Real> frequency_error(const Spec& spec) {
     case PlanKind::none:
       break;
     case PlanKind::linear:
+    case PlanKind::proportional:  // linear's on its rotating pairs; its others have no angle
       out.extra = abs(log(factor));
       break;
     case PlanKind::custom:
@@ -119,8 +120,12 @@ std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& po
   const FrequencyError<Real> theta_error = frequency_error<Real>(reference.spec());
   auto growth = [&](const Real& angle, const Real& frequency, const Real& amplitude_growth) {
     if (!angles_rounded) return Real(1);
-    return abs(angle) * (theta_error.weight * abs(log(frequency)) + angle_allowance + theta_error.extra) + allowance +
-           theta_error.amplitude + amplitude_growth;
+    // A frequency of 0 (a proportional plan's still pairs) gives the angle 0 exactly, whatever
+    // |ln theta| would say.
+    const Real angle_part =
+        frequency == 0 ? Real(0)
+                       : abs(angle) * (theta_error.weight * abs(log(frequency)) + angle_allowance + theta_error.extra);
+    return angle_part + allowance + theta_error.amplitude + amplitude_growth;
   };
   const Spec& spec = reference.spec();
   std::vector<Real> bounds(reference.output_size(), Real(0));

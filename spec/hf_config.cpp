@@ -217,8 +217,12 @@ RotaryHead rotary_head_of(Reading& reading, const Scope& model, std::string_view
   return head;
 }
 
-// Partial rotary: d_rot = int(head_dim · factor) as Python truncates it.
-int rotary_dims(Reading& reading, const RopePlan& plan, const Scope& model, std::string_view model_type, int rotary_head) {
+struct PartialFactor {
+  std::optional<Decimal> value;
+  std::string_view source;  // the key it was read from
+};
+
+PartialFactor partial_rotary_factor(Reading& reading, const RopePlan& plan, const Scope& model, std::string_view model_type) {
   std::optional<Decimal> factor = reading.optional_number(plan.scope, "partial_rotary_factor");
   std::string_view source = "partial_rotary_factor";
   if (!factor) {
@@ -232,10 +236,17 @@ int rotary_dims(Reading& reading, const RopePlan& plan, const Scope& model, std:
       factor = fallback->value;
     }
   }
-  if (!factor) return rotary_head;
-  const double value = factor->to_double();
-  if (!(value > 0.0 && value <= 1.0))
+  if (factor && !(factor->to_double() > 0.0 && factor->to_double() <= 1.0))
     throw SpecError(fmt::format("config.json: {} {} must lie in (0, 1]", source, factor->text()));
+  return {factor, source};
+}
+
+// Partial rotary: d_rot = int(head_dim · factor) as Python truncates it.
+int rotary_dims(const PartialFactor& partial, int rotary_head) {
+  if (!partial.value) return rotary_head;
+  const std::optional<Decimal>& factor = partial.value;
+  const std::string_view source = partial.source;
+  const double value = factor->to_double();
   const int dims = static_cast<int>(rotary_head * value);
   if (dims % 2 != 0)
     throw SpecError(fmt::format(
@@ -371,9 +382,58 @@ void llama3_without_smoothing(Spec& spec) {
   plan.factors = std::move(factors);
 }
 
-void read_plan(Reading& reading, const RopePlan& plan, const Scope& model, std::string_view model_type,
-               const HfConfigOptions& options, Spec& spec) {
-  const std::string type = rope_type_of(reading, plan, model_type);
+// Static NTK, base' = base·f^(d/(d-2)): dynamic(factor=f-1, orig=1, len=2) forms exactly that
+// base, since (f-1)·2/1 - (f-2) = f. `what` names f in messages.
+void static_ntk(Reading& reading, const Decimal& factor, std::string_view what, FrequencyPlan& out) {
+  const double f = factor.to_double();
+  if (f < 1.0) throw SpecError(fmt::format("config.json: {} {} must be at least 1", what, factor.text()));
+  if (f == 1.0) return;
+  const double reduced = f - 1.0;
+  if (reduced + 1.0 != f)
+    throw SpecError(fmt::format("config.json: {} {} - 1 is not exact in binary64", what, factor.text()));
+  out.kind = PlanKind::dynamic;
+  out.factor = Decimal::parse(fmt::format("{}", reduced));
+  out.orig = 1;
+  out.length = 2;
+  reading.defaulted(fmt::format("{} {} written as dynamic(factor={},orig=1,len=2), which gives the same "
+                                "base·{}^(d/(d-2))",
+                                what, factor.text(), out.factor.text(), what.substr(what.rfind(' ') + 1)));
+}
+
+// _compute_proportional_rope_parameters (transformers 5.x): frequencies base^(-2i/head_dim) for
+// the first int(partial_rotary_factor · head_dim // 2) pairs of the whole head and 0 for the
+// rest, all divided by factor; rotate_half spans the whole head. The spec's rot stays the whole
+// head (read_rotary does not apply the partial factor to it for this type).
+void read_proportional(Reading& reading, const RopePlan& plan, const Scope& model, std::string_view model_type, Spec& spec) {
+  FrequencyPlan& out = spec.scaling;
+  std::optional<Decimal> factor = reading.optional_number(plan.scope, "factor");
+  if (!factor) reading.defaulted("factor: 1 (proportional's default)");
+  const int head = spec.rotary_dims();
+  int pairs = head / 2;
+  if (const PartialFactor partial = partial_rotary_factor(reading, plan, model, model_type); partial.value) {
+    // Python's float product, then // 2 (exact on a double) and int().
+    pairs = static_cast<int>(std::floor(partial.value->to_double() * head / 2.0));
+    if (pairs == 0)
+      throw SpecError(fmt::format("config.json: proportional rope with {} {} of head_dim {} rotates no pair "
+                                  "(int({}·{} // 2) = 0): every frequency is 0",
+                                  partial.source, partial.value->text(), head, partial.value->text(), head));
+  }
+  const bool scaled = factor && factor->to_double() != 1.0;
+  if (pairs == head / 2) {
+    // Every pair rotates: linear over the whole head, or no plan at all.
+    if (scaled) {
+      out.kind = PlanKind::linear;
+      out.factor = *factor;
+    }
+    return;
+  }
+  out.kind = PlanKind::proportional;
+  out.factor = factor.value_or(Decimal(1));
+  out.pairs = pairs;
+}
+
+void read_plan(Reading& reading, const RopePlan& plan, std::string_view type, const Scope& model,
+               std::string_view model_type, const HfConfigOptions& options, Spec& spec) {
   FrequencyPlan& out = spec.scaling;
   // mRoPE is a plan with mrope_section, whatever its type says (Qwen3-VL writes "default").
   if (reading.has(plan.scope, "mrope_section") || type == "mrope") {
@@ -401,28 +461,18 @@ void read_plan(Reading& reading, const RopePlan& plan, const Scope& model, std::
   if (type == "linear") {
     out.kind = PlanKind::linear;
     out.factor = reading.number(plan.scope, "factor");
+  } else if (type == "dynamic" && is_one_of(model_type, {"hunyuan_v1_dense", "hunyuan_v1_moe", "hunyuan_vl"}) &&
+             reading.optional_number(plan.scope, "alpha").value_or(Decimal(0)).to_double() != 0.0) {
+    // HunYuan's "ntk_alpha": a dynamic plan with a nonzero alpha is the static base·alpha^(d/(d-2))
+    // (modeling_hunyuan_v1_dense.py, compute_ntk_alpha_rope_parameters).
+    static_ntk(reading, reading.number(plan.scope, "alpha"), "ntk_alpha alpha", out);
   } else if (type == "dynamic") {
     out.kind = PlanKind::dynamic;
     out.factor = reading.number(plan.scope, "factor");
     out.orig = reading.count(model, "max_position_embeddings");
   } else if (type == "ntk") {
-    // Older transformers' static NTK (modeling_rope_utils.py at 0044e3b, _compute_ntk_parameters):
-    // base' = base·factor^(d/(d-2)). dynamic(factor=f-1, orig=1, len=2) forms exactly that
-    // base, since (f-1)·2/1 - (f-2) = f.
-    const Decimal factor = reading.number(plan.scope, "factor");
-    const double f = factor.to_double();
-    if (f < 1.0) throw SpecError(fmt::format("config.json: ntk factor {} must be at least 1", factor.text()));
-    if (f == 1.0) return;
-    const double reduced = f - 1.0;
-    if (reduced + 1.0 != f)
-      throw SpecError(fmt::format("config.json: ntk factor {} - 1 is not exact in binary64", factor.text()));
-    out.kind = PlanKind::dynamic;
-    out.factor = Decimal::parse(fmt::format("{}", reduced));
-    out.orig = 1;
-    out.length = 2;
-    reading.defaulted(fmt::format("ntk factor {} written as dynamic(factor={},orig=1,len=2), which gives the same "
-                                  "base·factor^(d/(d-2))",
-                                  factor.text(), out.factor.text()));
+    // Older transformers' static NTK (modeling_rope_utils.py at 0044e3b, _compute_ntk_parameters).
+    static_ntk(reading, reading.number(plan.scope, "factor"), "ntk factor", out);
   } else if (type == "yarn") {
     read_yarn(reading, plan, model, out);
   } else if (type == "llama3") {
@@ -435,18 +485,7 @@ void read_plan(Reading& reading, const RopePlan& plan, const Scope& model, std::
   } else if (type == "longrope") {
     read_longrope(reading, plan, model, options, out);
   } else if (type == "proportional") {
-    // _compute_proportional_rope_parameters: frequencies base^(-2i/head_dim) for the first
-    // int(factor·head_dim // 2) pairs of the whole head, zero for the rest, all divided by factor.
-    if (spec.rot != 0)
-      throw SpecError(fmt::format(
-          "config.json: proportional rope with partial_rotary_factor below 1 rotates pairs (i, i + {}/2) of the whole "
-          "head with base^(-2i/{}) and leaves the other pairs at frequency 0; a spec with rot={} pairs (i, i + rot/2) "
-          "with base^(-2i/rot), so it cannot be expressed",
-          spec.d, spec.d, spec.rot));
-    if (auto factor = reading.optional_number(plan.scope, "factor"); factor && factor->to_double() != 1.0) {
-      out.kind = PlanKind::linear;
-      out.factor = *factor;
-    }
+    read_proportional(reading, plan, model, model_type, spec);
   } else {
     throw SpecError(fmt::format("config.json: unknown rope type '{}'; expected default, linear, dynamic, ntk, yarn, "
                                 "llama3, longrope (or su), proportional or mrope",
@@ -458,7 +497,7 @@ Spec read_rotary(Reading& reading, const Scope& model, std::string_view model_ty
                  std::vector<std::string>& layer_types) {
   Spec spec;
   spec.family = Family::rope;
-  const RotaryHead head = rotary_head_of(reading, model, model_type);
+  RotaryHead head = rotary_head_of(reading, model, model_type);
   spec.d = head.d;
   spec.layout = head.layout;
   spec.rot_at = head.at;
@@ -479,11 +518,23 @@ Spec read_rotary(Reading& reading, const Scope& model, std::string_view model_ty
     return spec;
   }
   const RopePlan plan = select_plan(reading, model, model_type, options, layer_types);
+  if (is_one_of(model_type, {"gemma4", "gemma4_text"}) && plan.layer_type == "full_attention") {
+    // Gemma 4's full-attention layers have a head of their own: per_layer_config sets their
+    // head_dim to global_head_dim, 512 by default (configuration_gemma4.py).
+    const std::optional<std::int64_t> global = reading.optional_count(model, "global_head_dim");
+    if (!global) reading.defaulted("global_head_dim: 512 (Gemma4TextConfig default), the head of full_attention layers");
+    head.d = head.rotary_head = int_count(global.value_or(512), model.prefix + "global_head_dim");
+    spec.d = head.d;
+  }
   spec.base = rope_theta(reading, plan, model, model_type);
-  const int dims = rotary_dims(reading, plan, model, model_type, head.rotary_head);
+  const std::string type = rope_type_of(reading, plan, model_type);
+  // Proportional rope takes its partial factor as a count of rotating pairs over the whole head.
+  const int dims = type == "proportional"
+                       ? head.rotary_head
+                       : rotary_dims(partial_rotary_factor(reading, plan, model, model_type), head.rotary_head);
   // A spec's rot counts the rotated dims of the whole head; MLA heads always name it.
   spec.rot = (dims == spec.d) ? 0 : dims;
-  read_plan(reading, plan, model, model_type, options, spec);
+  read_plan(reading, plan, type, model, model_type, options, spec);
   return spec;
 }
 

@@ -80,7 +80,7 @@ template <> const NameTable<PlanKind>& names() {
   static const NameTable<PlanKind> table{{PlanKind::none, "none"},       {PlanKind::linear, "linear"},
                                          {PlanKind::dynamic, "dynamic"}, {PlanKind::yarn, "yarn"},
                                          {PlanKind::llama3, "llama3"},   {PlanKind::longrope, "longrope"},
-                                         {PlanKind::custom, "custom"}};
+                                         {PlanKind::proportional, "proportional"}, {PlanKind::custom, "custom"}};
   return table;
 }
 
@@ -223,8 +223,9 @@ KeyRule<FrequencyPlan> decimal_list_key(std::string_view name, std::vector<PlanK
 const std::vector<KeyRule<FrequencyPlan>>& plan_rules() {
   using P = PlanKind;
   static const std::vector<KeyRule<FrequencyPlan>> rules{
-      decimal_key<FrequencyPlan>("factor", {P::linear, P::dynamic, P::yarn, P::llama3, P::longrope}, true,
-                            &FrequencyPlan::factor),
+      decimal_key<FrequencyPlan>("factor", {P::linear, P::dynamic, P::yarn, P::llama3, P::longrope, P::proportional},
+                                 true, &FrequencyPlan::factor),
+      integer_key<FrequencyPlan>("pairs", {P::proportional}, true, &FrequencyPlan::pairs, 1, 1 << 19),
       integer_key<FrequencyPlan>("orig", {P::dynamic, P::yarn, P::llama3, P::longrope}, true, &FrequencyPlan::orig, 1,
                             1LL << 40),
       {"len", {P::dynamic, P::longrope}, false,
@@ -434,6 +435,14 @@ void validate_plan(const Spec& spec) {
       require_pairs(plan.long_factors, "long");
       if (plan.attention) require_positive(spec, *plan.attention, "attention");
       return;
+    case PlanKind::proportional:
+      // transformers' _compute_proportional_rope_parameters: the first `pairs` pairs take
+      // base^(-2i/d_rot) / factor, the others frequency 0 (they pass through unrotated).
+      require_positive(spec, plan.factor, "factor");
+      if (plan.pairs < 1) invalid(spec, "scaling proportional needs pairs=<count of rotating pairs>");
+      if (static_cast<std::size_t>(plan.pairs) > pairs)
+        invalid(spec, fmt::format("scaling proportional has pairs={} but the rotary dims have {} pairs", plan.pairs, pairs));
+      return;
     case PlanKind::custom:
       if (plan.freqs.empty() == plan.factors.empty()) invalid(spec, "scaling custom needs exactly one of freqs=[...] or factors=[...]");
       require_pairs(plan.freqs.empty() ? plan.factors : plan.freqs, plan.freqs.empty() ? "factors" : "freqs");
@@ -450,11 +459,18 @@ void validate(const Spec& spec) {
     if (spec.precision != PrecisionClass::fp32_angle)
       invalid(spec, fmt::format("theta={} says how a float32 angle is formed; it needs precision=fp32-angle, found {}",
                                 name_of(spec.theta), name_of(spec.precision)));
-    // The recipes' bounds follow each library's default and linear frequencies only; the other
-    // plans blend or rescale in ways each library does differently.
-    if (spec.scaling.kind != PlanKind::none && spec.scaling.kind != PlanKind::linear)
-      invalid(spec, fmt::format("theta={} is defined for scaling none and linear; scaling {} needs theta=exact",
+    // The recipes' bounds follow each library's default and linear frequencies only (proportional
+    // is linear's on its rotating pairs, and 0 on the others); the other plans blend or rescale in
+    // ways each library does differently.
+    if (spec.scaling.kind != PlanKind::none && spec.scaling.kind != PlanKind::linear &&
+        spec.scaling.kind != PlanKind::proportional)
+      invalid(spec, fmt::format("theta={} is defined for scaling none and linear (hf and meta also proportional); "
+                                "scaling {} needs theta=exact",
                                 name_of(spec.theta), name_of(spec.scaling.kind)));
+    // ggml's running product reaches every pair; it has no frequency 0.
+    if (spec.scaling.kind == PlanKind::proportional && spec.theta == ThetaRecipe::ggml)
+      invalid(spec, "theta=ggml multiplies a running product into every pair and has no zero frequency; scaling "
+                    "proportional takes theta=exact, hf or meta");
     // Each family's recipes are the ones its libraries use: rotary kernels form theta by pow or
     // ggml's running product, sinusoid tables by exp of a multiple of -ln(base)/m.
     const bool table = spec.family == Family::sinusoidal || spec.family == Family::xl;

@@ -36,7 +36,8 @@ enum class ThetaRecipe { exact, hf, meta, ggml, exp_log };
 // How a float32 ALiBi kernel forms its slopes under fp32-angle (README, `slopes`): correctly
 // rounded (exact), or Bloom's float32 pow(base, k) of a float32 base (bloom).
 enum class SlopeRecipe { exact, bloom };
-enum class PlanKind { none, linear, dynamic, yarn, llama3, longrope, custom };
+// Values are the plugin ABI's pec_plan_kind (include/peconform/kernel_abi.h): new kinds go last.
+enum class PlanKind { none, linear, dynamic, yarn, llama3, longrope, custom, proportional };
 
 // A frequency plan (Hugging Face `rope_scaling`). Keys that a kind does not use stay unset.
 struct FrequencyPlan {
@@ -50,6 +51,7 @@ struct FrequencyPlan {
   Decimal low{1}, high{4};                 // llama3 low_freq_factor, high_freq_factor
   std::vector<Decimal> short_factors, long_factors;  // longrope, one per rotated pair
   std::vector<Decimal> freqs, factors;     // custom: explicit frequencies, or divisors of the default
+  int pairs = 0;                           // proportional: the leading pairs that rotate; the rest have frequency 0
 
   friend bool operator==(const FrequencyPlan&, const FrequencyPlan&) = default;
 };

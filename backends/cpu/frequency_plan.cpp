@@ -113,6 +113,14 @@ Frequencies rotary_frequencies(const Spec& spec, std::int64_t sequence_length) {
     case PlanKind::yarn: return yarn_frequencies(plan, base, d);
     case PlanKind::llama3: return {llama3_theta(plan, base, d), 1};
     case PlanKind::longrope: return longrope_frequencies(plan, base, d, sequence_length);
+    case PlanKind::proportional: {
+      // transformers _compute_proportional_rope_parameters: linear's theta on the first `pairs`
+      // pairs, 0 on the rest, which do not rotate.
+      Frequencies out{default_theta(base, d), 1};
+      for (std::size_t i = 0; i < out.theta.size(); ++i)
+        out.theta[i] = i < static_cast<std::size_t>(plan.pairs) ? out.theta[i] / quad_of(plan.factor) : Quad(0);
+      return out;
+    }
     case PlanKind::custom: {
       // ggml's freq_factors divide the default; explicit freqs replace it.
       Frequencies out{default_theta(base, d), 1};

@@ -7,7 +7,8 @@ namespace peconform::cpu {
 
 Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims) {
   Float32Theta out;
-  const bool linear = spec.scaling.kind == PlanKind::linear;
+  // Proportional divides as linear does; its still pairs are 0 (exact_theta holds them as 0).
+  const bool linear = spec.scaling.kind == PlanKind::linear || spec.scaling.kind == PlanKind::proportional;
   // The spec's decimals as the libraries hold them: Python floats cast to float32 by torch's
   // float32 arithmetic, or C floats in ggml.
   const float base = static_cast<float>(quad_of(spec.base));
@@ -26,7 +27,7 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
         const float exponent = static_cast<float>(2 * k) / static_cast<float>(dims);
         float theta = 1.0f / std::pow(base, exponent);
         if (linear) theta /= factor;
-        out.theta.push_back(theta);
+        out.theta.push_back(exact_theta[k] == 0 ? 0.0f : theta);
       }
       break;
     case ThetaRecipe::ggml:

@@ -15,7 +15,8 @@ static_assert(static_cast<int>(Layout::half) == PEC_LAYOUT_HALF &&
 static_assert(static_cast<int>(PrecisionClass::lowp_cache) == PEC_LOWP_CACHE);
 static_assert(static_cast<int>(ThetaRecipe::ggml) == PEC_THETA_GGML && static_cast<int>(ThetaRecipe::exp_log) == PEC_THETA_EXP_LOG);
 static_assert(static_cast<int>(SlopeRecipe::bloom) == PEC_SLOPES_BLOOM);
-static_assert(static_cast<int>(PlanKind::yarn) == PEC_PLAN_YARN && static_cast<int>(PlanKind::custom) == PEC_PLAN_CUSTOM);
+static_assert(static_cast<int>(PlanKind::yarn) == PEC_PLAN_YARN && static_cast<int>(PlanKind::custom) == PEC_PLAN_CUSTOM &&
+              static_cast<int>(PlanKind::proportional) == PEC_PLAN_PROPORTIONAL);
 
 std::vector<double> doubles(const std::vector<Decimal>& values) {
   std::vector<double> out(values.size());

@@ -107,7 +107,11 @@ typedef enum pec_plan_kind {
   PEC_PLAN_YARN = 3,
   PEC_PLAN_LLAMA3 = 4,
   PEC_PLAN_LONGROPE = 5,
-  PEC_PLAN_CUSTOM = 6
+  PEC_PLAN_CUSTOM = 6,
+  /* transformers' proportional rope: `factor` as linear on the first pairs, frequency 0 on the
+     rest. pec_plan has no field for the count of rotating pairs in ABI version 1: it is the
+     plan's `pairs=` in pec_call.spec_text. */
+  PEC_PLAN_PROPORTIONAL = 7
 } pec_plan_kind;
 
 typedef struct pec_plan {

@@ -199,14 +199,40 @@ TEST(HfConfig, SuAndPhi3YarnAreLongRope) {
             "rope(d=8,base=10000,layout=half,scaling=yarn(factor=4,orig=4096))");
 }
 
-TEST(HfConfig, ProportionalIsLinearOverTheWholeHeadOrRefused) {
+TEST(HfConfig, ProportionalRotatesItsLeadingPairsOverTheWholeHead) {
+  // Every pair rotating: linear over the whole head, or no plan.
   EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_parameters": {"rope_type": "proportional", "factor": 2, "rope_theta": 10000}})"),
             "rope(d=64,base=10000,layout=half,scaling=linear(factor=2))");
   EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_parameters": {"rope_type": "proportional", "rope_theta": 10000}})"),
             "rope(d=64,base=10000,layout=half)");
-  EXPECT_NE(refusal_of(R"({"head_dim": 64, "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.5}})")
-                .find("cannot be expressed"),
+  // int(0.5·64 // 2) = 16 pairs rotate with base^(-2i/64); rot stays the whole head.
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.5}})"),
+            "rope(d=64,base=10000,layout=half,scaling=proportional(factor=1,pairs=16))");
+  // Gemma 4's full-attention layers (configuration_gemma4.py defaults): 0.25 of a 512 head.
+  EXPECT_EQ(spec_of(R"({"head_dim": 512, "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.25,
+                        "rope_theta": 1000000.0, "factor": 8}})"),
+            "rope(d=512,base=1000000,layout=half,scaling=proportional(factor=8,pairs=64))");
+  // Python's float floor: int(0.3·10 // 2) = int(3.0000000000000004 // 2) = 1.
+  EXPECT_EQ(spec_of(R"({"head_dim": 10, "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.3}})"),
+            "rope(d=10,base=10000,layout=half,scaling=proportional(factor=1,pairs=1))");
+  EXPECT_NE(refusal_of(R"({"head_dim": 64, "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.01}})")
+                .find("rotates no pair"),
             std::string::npos);
+}
+
+TEST(HfConfig, HunyuanDynamicWithAlphaIsTheStaticBaseChange) {
+  // modeling_hunyuan_v1_dense.py: "dynamic" with alpha is ntk_alpha, base·alpha^(d/(d-2)), which
+  // dynamic(factor=alpha-1,orig=1,len=2) forms; without alpha it stays dynamic.
+  EXPECT_EQ(spec_of(R"({"model_type": "hunyuan_v1_dense", "head_dim": 128, "max_position_embeddings": 32768,
+                        "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 1.0}})"),
+            "rope(d=128,base=10000,layout=half,scaling=dynamic(factor=999,orig=1,len=2))");
+  EXPECT_EQ(spec_of(R"({"model_type": "hunyuan_v1_dense", "head_dim": 128, "max_position_embeddings": 32768,
+                        "rope_scaling": {"type": "dynamic", "factor": 2.0}})"),
+            "rope(d=128,base=10000,layout=half,scaling=dynamic(factor=2,orig=32768))");
+  // Other models do not read alpha.
+  EXPECT_EQ(spec_of(R"({"model_type": "llama", "head_dim": 128, "max_position_embeddings": 32768,
+                        "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 2.0}})"),
+            "rope(d=128,base=10000,layout=half,scaling=dynamic(factor=2,orig=32768))");
 }
 
 TEST(HfConfig, NtkIsTheStaticBaseChange) {

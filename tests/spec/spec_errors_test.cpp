@@ -80,6 +80,11 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=16))",
                   {"theta=ggml is defined for scaling none and linear", "scaling yarn needs theta=exact"});
+  expect_rejected("rope(d=8,scaling=proportional(factor=1))", {"scaling proportional needs pairs="});
+  expect_rejected("rope(d=8,scaling=proportional(factor=1,pairs=5))", {"pairs=5 but the rotary dims have 4 pairs"});
+  expect_rejected("rope(d=8,scaling=proportional(factor=0,pairs=2))", {"factor=0 must be positive"});
+  expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=proportional(factor=1,pairs=2))",
+                  {"theta=ggml", "no zero frequency"});
   expect_rejected("sinusoidal(d=8,precision=fp32-angle,theta=hf)",
                   {"theta=hf is not a table recipe", "sinusoidal takes theta=exact or exp-log"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=exp-log)",

@@ -27,6 +27,7 @@ const char* const kCanonical[] = {
     "rope(d=8,base=10000,layout=half,scaling=longrope(factor=4,orig=16,len=20,attention=1.1,short=[1,1.25,1.5,2],long=[2,4,8,16]))",
     "rope(d=4,base=10000,layout=half,scaling=custom(freqs=[0.1,1e-7]))",
     "rope(d=4,base=10000,layout=half,scaling=custom(factors=[1,2]))",
+    "rope(d=512,base=1000000,layout=half,scaling=proportional(factor=1,pairs=64),precision=fp32-angle,theta=hf)",
     "xpos(d=8,base=10000,layout=interleaved,scale_base=256,role=key)",
     "mrope(d=16,base=10000,layout=half,sections=[2,3,3],section_mode=interleaved)",
     "rope2d(d=8,base=100,layout=interleaved,sign=-1)",

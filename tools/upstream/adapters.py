@@ -1,0 +1,102 @@
+"""Each upstream model's own rotary code as a peconform.check() callable.
+
+The callable builds the model's rotary embedding module from its config (transformers' own class,
+found in the model's modeling module) and rotates the campaign's x with the model's own apply
+function, cutting the head where the model's attention layer cuts it. Nothing of the rotation is
+ported: this file only moves x between peconform's [batch, seq, heads, d] and transformers'
+[batch, heads, seq, d] and calls upstream.
+"""
+import importlib
+import inspect
+
+import torch
+from transformers import AutoConfig
+
+# Models whose attention layer cuts the first rotary dims off before apply_rotary_pos_emb (the
+# others cut inside it, or rotate the whole head): modeling_phi.py, modeling_persimmon.py,
+# modeling_stablelm.py.
+SPLIT_IN_ATTENTION = {"phi", "persimmon", "stablelm"}
+# DeepSeek-V3's multi-head latent attention: only the last qk_rope_head_dim dims of a head rotate.
+LATENT_ATTENTION = {"deepseek_v3"}
+# Gemma 4's apply function takes one tensor (modeling_gemma4.py).
+ONE_TENSOR_APPLY = {"gemma4_text"}
+
+
+def modeling_module(config):
+    return importlib.import_module(type(config).__module__.replace(".configuration_", ".modeling_"))
+
+
+def rotary_class(module):
+    """The model's one text rotary embedding class."""
+    names = [name for name, value in vars(module).items()
+             if inspect.isclass(value) and name.endswith("RotaryEmbedding") and "Vision" not in name
+             and value.__module__ == module.__name__]
+    if len(names) != 1:
+        raise LookupError(f"{module.__name__} has rotary classes {names}, expected one")
+    return getattr(module, names[0])
+
+
+def load_config(config_dir):
+    """The config as transformers loads it (the model class's defaults and standardization apply)."""
+    return AutoConfig.from_pretrained(config_dir).get_text_config()
+
+
+class UpstreamRotary:
+    """fn(x, positions, spec) -> y for peconform.check(), rotating with transformers' own code.
+
+    x is [batch, seq, heads, d]; positions holds one id per token, [seq] or [batch, seq]. Each
+    call builds the rotary module afresh, since dynamic and LongRoPE frequencies follow the
+    longest position a call has seen.
+    """
+
+    def __init__(self, config_dir, layer_type=None):
+        self.config = load_config(config_dir)
+        self.model_type = self.config.model_type
+        self.layer_type = layer_type
+        self.module = modeling_module(self.config)
+        self.rotary_class = rotary_class(self.module)
+        apply = "apply_rotary_pos_emb"
+        if self.model_type in LATENT_ATTENTION and self.config.rope_interleave:
+            apply = "apply_rotary_pos_emb_interleave"
+        self.apply = getattr(self.module, apply)
+        # check() names the kernel by its __qualname__.
+        self.__qualname__ = f"transformers.{self.rotary_class.__name__}+{apply}"
+
+    def rotary_kwargs(self):
+        return {"layer_type": self.layer_type} if self.layer_type else {}
+
+    def rotate(self, q, position_ids):
+        """q in transformers' [batch, heads, seq, d], rotated as the model's attention layer does."""
+        rotary = self.rotary_class(config=self.config)
+        cos, sin = rotary(q, position_ids, **self.rotary_kwargs())
+        if self.model_type in ONE_TENSOR_APPLY:
+            return self.apply(q, cos, sin)
+        if self.model_type in LATENT_ATTENTION:
+            nope, rope = torch.split(q, [self.config.qk_nope_head_dim, self.config.qk_rope_head_dim], dim=-1)
+            rope, _ = self.apply(rope, rope, cos, sin)
+            return torch.cat((nope, rope), dim=-1)
+        if self.model_type in SPLIT_IN_ATTENTION:
+            rotary_dims = cos.shape[-1]
+            rot, rest = q[..., :rotary_dims], q[..., rotary_dims:]
+            rot, _ = self.apply(rot, rot, cos, sin)
+            return torch.cat((rot, rest), dim=-1)
+        out, _ = self.apply(q, q, cos, sin)
+        return out
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq = x.shape[0], x.shape[1]
+        position_ids = torch.as_tensor(positions).to(torch.long).reshape(-1, seq).expand(batch, seq)
+        with torch.no_grad():
+            out = self.rotate(x.permute(0, 2, 1, 3), position_ids)
+        return out.permute(0, 2, 1, 3).contiguous()
+
+    def frequencies(self, x, position_ids):
+        """The rotary module's inv_freq and attention factor for this layer type after a call on
+        x ([batch, heads, seq, d]) at position_ids ([batch, seq]), where dynamic and LongRoPE plans
+        have chosen theirs."""
+        rotary = self.rotary_class(config=self.config)
+        with torch.no_grad():
+            rotary(x, position_ids, **self.rotary_kwargs())
+        prefix = f"{self.layer_type}_" if self.layer_type else ""
+        return getattr(rotary, f"{prefix}inv_freq"), float(getattr(rotary, f"{prefix}attention_scaling"))
