@@ -74,6 +74,9 @@ VariantPropertyResult run_one(const Property& property, const RelationSubject& s
     // checks.cpp's failure text names the process-wide RapidCheck seed, which this run does not
     // use (each property has its own): that line is replaced by the property's seed.
     std::string description = failure.description;
+    // RapidCheck opens the description with the RC_FAIL's source line; the relation follows.
+    if (const std::size_t start = description.find("RC_FAIL(failure)\n\n"); start != std::string::npos)
+      description.erase(0, start + std::string_view("RC_FAIL(failure)\n\n").size());
     if (const std::size_t line = description.find("\n  seed: "); line != std::string::npos)
       description = description.substr(0, line) + "\n  seed: " + std::to_string(out.seed) + " (this property's, as reported)";
     std::ostringstream text;

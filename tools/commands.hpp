@@ -14,5 +14,6 @@ void add_merge_command(CLI::App& app);
 void add_worker_command(CLI::App& app);
 void add_plugin_info_command(CLI::App& app);
 void add_devices_command(CLI::App& app);
+void add_properties_command(CLI::App& app);
 
 }  // namespace peconform
