@@ -7,7 +7,6 @@
 // failed (with RapidCheck's shrunk counterexample), not constrained, or refused with the reason.
 // This is the C++ API the Python binding's `peconform.properties()` calls.
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -63,6 +62,8 @@ class VariantError : public std::invalid_argument {
 void validate(const VariantDeclaration& declaration);
 // "variant(kind=rotary,d=64,dtype=fp32,precision=exact-angle,...)": how cases name the variant.
 std::string variant_text(const VariantDeclaration& declaration);
+// Names as the Python binding and variant_text() spell them; the *_named ones throw VariantError
+// naming the text and the choices.
 std::string_view variant_kind_name(VariantKind kind);
 VariantKind variant_kind_named(std::string_view text);
 VariantPairing variant_pairing_named(std::string_view text);

@@ -126,7 +126,8 @@ void composition(const RelationSubject& subject) {
   }
 }
 
-// f(x, 0) = A x on the rotated elements, x itself on the others.
+// f(x, 0) = A x on the rotated elements, within f(x, 0)'s bound (A x is exact but for the
+// check's own rounding); x itself, bit for bit, on the others (their bound is 0).
 void identity_at_zero(const RelationSubject& subject) {
   const std::vector<Wide> x = finite_input(subject.carrier, static_cast<std::size_t>(subject.carrier.d));
   const Evaluation y = subject.evaluate(at(0), x);

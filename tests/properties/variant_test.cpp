@@ -255,6 +255,19 @@ TEST(VariantProperties, BadDeclarationsAreNamed) {
   EXPECT_THROW(run_variant_properties(rope, declaration), VariantError);  // 7 elements cannot be paired
 }
 
+TEST(VariantProperties, NamesReadBackAndBadNamesAreNamed) {
+  EXPECT_EQ(variant_kind_named("table"), VariantKind::table);
+  EXPECT_EQ(variant_pairing_named("half"), VariantPairing::half);
+  try {
+    variant_kind_named("sparse");
+    FAIL() << "kind 'sparse' was accepted";
+  } catch (const VariantError& error) {
+    EXPECT_NE(std::string(error.what()).find("'sparse' is not a variant kind (rotary, table, bias)"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(variant_pairing_named("diagonal"), VariantError);
+}
+
 TEST(VariantProperties, AVariantReturningTheWrongCountFailsWithItsText) {
   struct Short final : VariantKernel {
     std::vector<double> evaluate(const VariantBatch&) const override { return {0.0}; }
