@@ -62,8 +62,8 @@ extern const VariantRelation kVariantBiasTranslation;
 // catalog's position limit. For catalog properties that run a relation's body on a spec.
 RelationSubject rotary_spec_subject(const Evaluator& evaluator, const Spec& spec);
 
-// The norm of `values` over `elements`, and the bound on the error of that sub-vector (the
-// elements' bounds as a vector).
+// The norm of `values` over `elements`, scaled so that it neither overflows nor underflows;
+// of an evaluation's bounds, the bound on the norm of its error over those elements.
 Wide group_norm(const std::vector<Wide>& values, const std::vector<std::size_t>& elements);
 
 }  // namespace peconform
