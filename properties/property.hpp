@@ -9,10 +9,15 @@
 
 namespace peconform {
 
+struct VariantRelation;  // properties/variant_relations.hpp
+
 struct Property {
   std::string_view name;      // the sentence, as the test is named
   std::string_view families;  // the families it checks
   void (*check)(const Implementation& implementation);
+  // Set where the property needs only the implementation: the relation a variant with no Spec
+  // is checked on (properties/variant.hpp), the same statement with the declaration's bound.
+  const VariantRelation* variant = nullptr;
 };
 
 // The catalog, in the order the tests run.

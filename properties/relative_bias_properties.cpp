@@ -8,6 +8,7 @@
 #include "properties/checks.hpp"
 #include "properties/generators.hpp"
 #include "properties/property.hpp"
+#include "properties/variant_relations.hpp"
 
 namespace peconform {
 namespace {
@@ -233,7 +234,8 @@ void shaw_index_is_the_offset_distance_inside_the_window(const Implementation& i
 
 std::vector<Property> relative_bias_properties() {
   return {
-      {"alibiBiasIsTranslationInvariant", "alibi (symmetric, causal)", with_verdicts<alibi_bias_is_translation_invariant>},
+      {"alibiBiasIsTranslationInvariant", "alibi (symmetric, causal)", with_verdicts<alibi_bias_is_translation_invariant>,
+       &kVariantBiasTranslation},
       {"alibiBiasIsLinearInDistance", "alibi (symmetric, causal)", with_verdicts<alibi_bias_is_linear_in_distance>},
       {"alibiSlopesFormThePublishedSeries", "alibi (power-of-two and other head counts)",
        with_verdicts<alibi_slopes_form_the_published_series>},

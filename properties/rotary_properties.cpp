@@ -7,6 +7,7 @@
 
 #include "properties/property.hpp"
 #include "properties/rotary_support.hpp"
+#include "properties/variant_relations.hpp"
 #include "reference/rotary.hpp"
 #include "reference/tier_bounds.hpp"
 
@@ -144,6 +145,13 @@ void rotation_at_negated_position_is_the_transpose(const Implementation& impleme
   const Evaluation backward = evaluate(*evaluator, spec, negated(a), y);
   require_equal_products_by_term(forward, unrounded(spec, y), unrounded(spec, x), backward, rotary_terms(spec),
                                  "<R(a)x, y> = <x, R(-a)y>, pair by pair");
+}
+
+// The variant relation's body (variant_rotary_relations.cpp) on a drawn spec.
+void rotation_is_linear_in_x(const Implementation& implementation) {
+  const Spec spec = draw_tagged(gen_any_rotary_spec());
+  const auto evaluator = implementation.prepare(spec, gen_sequence_length());
+  kVariantLinearity.check(rotary_spec_subject(*evaluator, spec));
 }
 
 // One input x at one point, evaluated under the interleaved layout, under half on P x (P the
@@ -369,14 +377,17 @@ void xpos_logits_do_not_depend_on_the_centring_offset(const Implementation& impl
 
 std::vector<Property> rotary_properties() {
   return {
-      {"rotationPreservesNormPerPair", "rope (every plan), xpos, mrope, rope2d", with_verdicts<rotation_preserves_norm_per_pair>},
+      {"rotationPreservesNormPerPair", "rope (every plan), xpos, mrope, rope2d", with_verdicts<rotation_preserves_norm_per_pair>,
+       &kVariantNormPreserved},
       {"innerProductDependsOnlyOnRelativePosition", "rope (every plan), mrope, rope2d",
-       with_verdicts<inner_product_depends_only_on_relative_position>},
-      {"rotationsComposeAdditively", "rope (every plan), xpos, mrope, rope2d", with_verdicts<rotations_compose_additively>},
+       with_verdicts<inner_product_depends_only_on_relative_position>, &kVariantRelativePosition},
+      {"rotationsComposeAdditively", "rope (every plan), xpos, mrope, rope2d", with_verdicts<rotations_compose_additively>,
+       &kVariantComposition},
       {"rotationAtPositionZeroIsTheIdentity", "rope (every plan), xpos, mrope, rope2d",
-       with_verdicts<rotation_at_position_zero_is_the_identity>},
+       with_verdicts<rotation_at_position_zero_is_the_identity>, &kVariantIdentityAtZero},
       {"rotationAtNegatedPositionIsTheTranspose", "rope (every plan), mrope, rope2d",
-       with_verdicts<rotation_at_negated_position_is_the_transpose>},
+       with_verdicts<rotation_at_negated_position_is_the_transpose>, &kVariantTranspose},
+      {"rotationIsLinearInX", "rope (every plan), xpos, mrope, rope2d", with_verdicts<rotation_is_linear_in_x>, &kVariantLinearity},
       {"interleavedAndHalfLayoutsDifferByAFixedPermutation", "rope (every plan), xpos, mrope",
        with_verdicts<interleaved_and_half_layouts_differ_by_a_fixed_permutation>},
       {"interleavedToHalfIsInterleavedThenRegrouped", "rope (every plan), xpos, mrope",
@@ -384,7 +395,7 @@ std::vector<Property> rotary_properties() {
       {"negatedSignEqualsStandardRotationAtNegatedPosition", "rope (every plan), mrope, rope2d",
        with_verdicts<negated_sign_equals_standard_rotation_at_negated_position>},
       {"partialRotaryLeavesPassThroughDimsBitIdentical", "rope (every plan), xpos, mrope",
-       with_verdicts<partial_rotary_leaves_pass_through_dims_bit_identical>},
+       with_verdicts<partial_rotary_leaves_pass_through_dims_bit_identical>, &kVariantPassThrough},
       {"partialRotaryMatchesFullRotaryOfItsSlice", "rope (none, linear, yarn, llama3, dynamic)",
        with_verdicts<partial_rotary_matches_full_rotary_of_its_slice>},
       {"defaultFrequenciesFormTheBasePowerSeries", "rope, xpos, mrope", with_verdicts<default_frequencies_form_the_base_power_series>},

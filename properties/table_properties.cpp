@@ -8,6 +8,7 @@
 #include "properties/property.hpp"
 #include "properties/checks.hpp"
 #include "properties/generators.hpp"
+#include "properties/variant_relations.hpp"
 #include "reference/real_types.hpp"
 #include "reference/sinusoidal.hpp"
 #include "spec/spec_error.hpp"
@@ -237,8 +238,8 @@ void learned_position_past_the_table_is_rejected(const Implementation& implement
 std::vector<Property> table_properties() {
   return {
       {"sinusoidShiftIsAFixedBlockRotation", "sinusoidal (every order, layout, rule, offset), xl",
-       with_verdicts<sinusoid_shift_is_a_fixed_block_rotation>},
-      {"sinusoidEntriesLieOnTheUnitCircle", "sinusoidal, xl", with_verdicts<sinusoid_entries_lie_on_the_unit_circle>},
+       with_verdicts<sinusoid_shift_is_a_fixed_block_rotation>, &kVariantTableShift},
+      {"sinusoidEntriesLieOnTheUnitCircle", "sinusoidal, xl", with_verdicts<sinusoid_entries_lie_on_the_unit_circle>, &kVariantTableRadius},
       {"cosFirstOrderIsAFixedPermutationOfSinFirst", "sinusoidal", with_verdicts<cos_first_order_is_a_fixed_permutation_of_sin_first>},
       {"interleavedAndConcatenatedSinusoidsDifferByAFixedPermutation", "sinusoidal",
        with_verdicts<interleaved_and_concatenated_sinusoids_differ_by_a_fixed_permutation>},

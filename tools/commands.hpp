@@ -15,5 +15,6 @@ void add_worker_command(CLI::App& app);
 void add_plugin_info_command(CLI::App& app);
 void add_devices_command(CLI::App& app);
 void add_cases_command(CLI::App& app);
+void add_properties_command(CLI::App& app);
 
 }  // namespace peconform

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   peconform::add_plugin_info_command(app);
   peconform::add_devices_command(app);
   peconform::add_cases_command(app);
+  peconform::add_properties_command(app);
   try {
     if (argc > 1 && argv[1][0] != '-') {
       const std::string name = argv[1];

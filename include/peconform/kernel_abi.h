@@ -33,7 +33,10 @@
  * without it, or without a driver, `peconform run` exits 2 naming what is missing.
  *
  * Every field is documented where it is declared. README.md, "Check your own kernel", has the
- * smallest correct plugin (about twenty lines). */
+ * smallest correct plugin (about twenty lines).
+ *
+ * A kernel with no Spec (a new scheme) is declared instead through peconform/variant_abi.h, a
+ * separate symbol with its own version, for `peconform properties --plugin`. */
 #ifndef PECONFORM_KERNEL_ABI_H
 #define PECONFORM_KERNEL_ABI_H
 

@@ -27,6 +27,7 @@ const std::map<std::string_view, std::string_view> kCatches{
     {"rotationsComposeAdditively", "fp32-angle"},
     {"rotationAtPositionZeroIsTheIdentity", "position-off-by-one"},
     {"rotationAtNegatedPositionIsTheTranspose", "position-off-by-one"},
+    {"rotationIsLinearInX", "input-sign-dropped"},
     {"interleavedAndHalfLayoutsDifferByAFixedPermutation", "gptj-neox-swap"},
     {"interleavedToHalfIsInterleavedThenRegrouped", "interleaved-to-half-written-interleaved"},
     {"negatedSignEqualsStandardRotationAtNegatedPosition", "sign-ignored"},

@@ -432,6 +432,15 @@ std::vector<Mutant> build_mutants() {
         if (is_rotary(spec.family))
           for (std::size_t e : pass_through_elements(spec)) values[e] = 0;
       }));
+  add("input-sign-dropped", "a kernel that loads each input through a mask clearing its sign bit (a bf16 widening written as "
+      "(bits & 0x7fff) << 16): it rotates |x|",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide> input, std::vector<Wide>& values,
+                     const Evaluator& correct) {
+        if (!is_rotary(spec.family)) return;
+        std::vector<Wide> magnitudes(input.begin(), input.end());
+        for (Wide& value : magnitudes) value = abs(value);
+        values = correct.evaluate(point, magnitudes);
+      }));
   add("mrope-section-local-frequencies", "each mRoPE section restarting the frequency index at 0",
       spec_only([](Spec spec, std::int64_t) {
         if (spec.family != Family::mrope || spec.scaling.kind != PlanKind::none) return spec;

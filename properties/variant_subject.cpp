@@ -1,0 +1,210 @@
+#include "properties/variant_subject.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "precision/error_model.hpp"
+#include "properties/generators.hpp"
+#include "reference/real_types.hpp"
+#include "reference/rotary.hpp"
+
+namespace peconform {
+namespace {
+
+Layout pairing_layout(VariantPairing pairing) {
+  return pairing == VariantPairing::interleaved ? Layout::interleaved : Layout::half;
+}
+
+// The elements checked as one vector: each declared pair of a rotary variant or table, or a
+// rotary variant's whole rotated slice when the pairing is unknown (a table's unknown pairing
+// leaves none: its relations are refused).
+std::vector<std::vector<std::size_t>> declared_groups(const VariantDeclaration& declaration, const Spec& carrier) {
+  std::vector<std::vector<std::size_t>> groups;
+  if (declaration.kind == VariantKind::rotary && declaration.pairing == VariantPairing::unknown) {
+    const auto slice = rotary_slice(carrier);
+    std::vector<std::size_t> slice_elements;
+    for (int e = slice.start; e < slice.start + slice.dims; ++e) slice_elements.push_back(static_cast<std::size_t>(e));
+    groups.push_back(slice_elements);
+  } else if (declaration.kind == VariantKind::rotary) {
+    for (const auto& [a, b] : rotary_pairs(carrier)) groups.push_back({a, b});
+  } else if (declaration.kind == VariantKind::table && declaration.pairing != VariantPairing::unknown) {
+    for (const auto& [a, b] : table_pairs(carrier)) groups.push_back({a, b});
+  }
+  return groups;
+}
+
+class VariantEvaluator final : public Evaluator {
+ public:
+  VariantEvaluator(const VariantKernel& kernel, const VariantDeclaration& declaration)
+      : kernel_(kernel), declaration_(declaration), carrier_(carrier_spec(declaration)),
+        amplitude_(from_decimal<Wide>(declaration.amplitude)), max_frequency_(from_decimal<Wide>(declaration.max_frequency)) {
+    // The angle error's growth at the worst frequency of the declared recipe (angle_growth).
+    const int frequencies = std::max(1, (declaration.kind == VariantKind::rotary ? carrier_.rotary_dims() : declaration.d) / 2);
+    growth_ = Wide(0);
+    for (int index = 0; index < frequencies; ++index) growth_ = std::max(growth_, angle_growth<Wide>(carrier_, index));
+    groups_ = declared_groups(declaration, carrier_);
+  }
+
+  std::vector<Wide> evaluate(const Point& point, std::span<const Wide> input) const override {
+    if (cached_ && cached_point_ == point && std::equal(input.begin(), input.end(), cached_input_.begin(), cached_input_.end()))
+      return cached_values_;
+    VariantBatch batch;
+    batch.positions.push_back(point.c[0]);
+    if (declaration_.kind == VariantKind::bias) batch.keys.push_back(point.c[1]);
+    for (const Wide& value : input) batch.inputs.push_back(static_cast<double>(value));
+    const std::vector<double> out = kernel_.evaluate(batch);
+    const auto expected = static_cast<std::size_t>(declaration_.d);
+    if (out.size() != expected)
+      throw std::runtime_error(fmt::format("the variant returned {} values for one row; the declaration says d = {}",
+                                           out.size(), expected));
+    cached_values_.assign(out.begin(), out.end());
+    cached_point_ = point;
+    cached_input_.assign(input.begin(), input.end());
+    cached_ = true;
+    return cached_values_;
+  }
+
+  std::vector<Wide> error_bounds(const Point& point, std::span<const Wide> input) const override {
+    const std::vector<Wide> values = evaluate(point, input);
+    switch (declaration_.kind) {
+      case VariantKind::rotary: return rotary_bounds(point, input, values);
+      case VariantKind::table: return table_bounds(point, values);
+      case VariantKind::bias: return bias_bounds(values);
+    }
+    return {};
+  }
+
+ private:
+  Wide angle_at(const Point& point) const { return max_frequency_ * abs(Wide(point.c[0])); }
+
+  std::vector<Wide> rotary_bounds(const Point& point, std::span<const Wide> input, const std::vector<Wide>& values) const {
+    std::vector<Wide> bounds(values.size(), Wide(0));
+    const Wide infinity = std::numeric_limits<Wide>::infinity();
+    const auto terms = rotary_bound_terms<Wide>(carrier_, angle_at(point), log(amplitude_), growth_);
+    const std::vector<Wide> x(input.begin(), input.end());
+    for (const std::vector<std::size_t>& group : groups_) {
+      const Wide r = group_norm(x, group);
+      const bool claimed = terms.constrains() && isfinite(r) && within_claim(amplitude_ * std::max(r, Wide(1)), terms.largest);
+      for (std::size_t e : group)
+        bounds[e] = claimed ? terms.bound(amplitude_ * r, r, values[e]) / (1 - terms.final) : infinity;
+    }
+    return bounds;
+  }
+
+  std::vector<Wide> table_bounds(const Point& point, const std::vector<Wide>& values) const {
+    std::vector<Wide> bounds(values.size());
+    const Wide final = Wide(format_constants(carrier_.dtype).unit) +
+                       (compute_dtype(carrier_.dtype) != carrier_.dtype ? Wide(format_constants(compute_dtype(carrier_.dtype)).unit) : Wide(0));
+    const Wide amplitude_error = amplitude_ == 1 ? Wide(0) : (abs(log(amplitude_)) + 4) * ldexp(Wide(1), -52);
+    for (std::size_t e = 0; e < values.size(); ++e) {
+      const Wide entry = sinusoid_bound<Wide>(carrier_, angle_at(point), abs(values[e]) / amplitude_, growth_);
+      bounds[e] = amplitude_ * (entry + amplitude_error) / (1 - final);
+    }
+    return bounds;
+  }
+
+  std::vector<Wide> bias_bounds(const std::vector<Wide>& values) const {
+    std::vector<Wide> bounds(values.size());
+    for (std::size_t head = 0; head < values.size(); ++head) {
+      const auto terms = alibi_bound_terms<Wide>(carrier_, static_cast<int>(head));
+      const Wide b = abs(values[head]);
+      bounds[head] = isfinite(b) && within_claim(b, terms.largest) ? (b * terms.relative + terms.absolute) / (1 - terms.relative)
+                                                                   : std::numeric_limits<Wide>::infinity();
+    }
+    return bounds;
+  }
+
+  const VariantKernel& kernel_;
+  VariantDeclaration declaration_;
+  Spec carrier_;
+  Wide amplitude_, max_frequency_, growth_;
+  std::vector<std::vector<std::size_t>> groups_;
+  // The last call, which error_bounds() reads back rather than calling the kernel again.
+  mutable bool cached_ = false;
+  mutable Point cached_point_;
+  mutable std::vector<Wide> cached_input_, cached_values_;
+};
+
+}  // namespace
+
+Spec carrier_spec(const VariantDeclaration& declaration) {
+  Spec spec;
+  switch (declaration.kind) {
+    case VariantKind::rotary:
+      spec.family = Family::rope;
+      spec.d = declaration.d;
+      spec.rot = declaration.rot == declaration.d ? 0 : declaration.rot;
+      spec.rot_at = declaration.rot_at;
+      spec.layout = pairing_layout(declaration.pairing);
+      break;
+    case VariantKind::table:
+      spec.family = Family::sinusoidal;
+      spec.d = declaration.d;
+      spec.layout = pairing_layout(declaration.pairing);
+      break;
+    case VariantKind::bias:
+      spec.family = Family::alibi;
+      spec.heads = declaration.d;
+      break;
+  }
+  spec.dtype = declaration.dtype;
+  spec.precision = declaration.precision;
+  spec.theta = declaration.precision == PrecisionClass::fp32_angle ? declaration.theta : ThetaRecipe::exact;
+  spec.base = declaration.base;
+  return spec;
+}
+
+std::unique_ptr<Evaluator> variant_evaluator(const VariantKernel& kernel, const VariantDeclaration& declaration) {
+  return std::make_unique<VariantEvaluator>(kernel, declaration);
+}
+
+RelationSubject variant_subject(const Evaluator& evaluator, const VariantDeclaration& declaration) {
+  RelationSubject subject{evaluator, carrier_spec(declaration), variant_text(declaration), declaration.max_position, {},
+                          from_decimal<Wide>(declaration.amplitude), declaration.negative_positions};
+  subject.groups = declared_groups(declaration, subject.carrier);
+  return subject;
+}
+
+RelationSubject rotary_spec_subject(const Evaluator& evaluator, const Spec& spec) {
+  RelationSubject subject{evaluator, spec, spec.canonical(), position_limit(spec), {}, Wide(1), true};
+  for (const auto& [a, b] : rotary_pairs(spec)) subject.groups.push_back({a, b});
+  return subject;
+}
+
+std::string RelationSubject::case_text(const Point& point) const {
+  return fmt::format("{} at {}", name, format_point(carrier.family, point));
+}
+
+std::string RelationSubject::case_text(const std::vector<Point>& points) const {
+  std::string text = name + " at ";
+  for (std::size_t i = 0; i < points.size(); ++i) text += (i == 0 ? "" : "; ") + format_point(carrier.family, points[i]);
+  return text;
+}
+
+Evaluation RelationSubject::evaluate(const Point& point, std::vector<Wide> input) const {
+  Evaluation out{carrier, point, std::move(input), {}, {}};
+  try {
+    out.values = evaluator.evaluate(point, out.input);
+    out.bounds = evaluator.error_bounds(point, out.input);
+  } catch (const std::exception& error) {
+    require_holds(false, fmt::format("a thrown exception: {}", error.what()), [&] {
+      return Site{"the variant evaluates every point it is given", case_text(point), "the whole call",
+                  fmt::format("{} values", out.input.size()), carrier.dtype};
+    });
+  }
+  return out;
+}
+
+Wide group_norm(const std::vector<Wide>& values, const std::vector<std::size_t>& elements) {
+  Wide scale(0);
+  for (std::size_t e : elements) scale = std::max(scale, abs(values[e]));
+  if (scale == 0 || !isfinite(scale)) return scale;
+  Wide sum(0);
+  for (std::size_t e : elements) sum += (values[e] / scale) * (values[e] / scale);
+  return scale * sqrt(sum);
+}
+
+}  // namespace peconform

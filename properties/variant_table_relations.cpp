@@ -1,0 +1,74 @@
+// The table relations that need only the implementation PE(p): each declared pair lies on the
+// circle of radius A, and PE(p + k) = M_k PE(p) with M_k block-diagonal and independent of p,
+// each block read from the table itself (the catalog's sinusoidShiftIsAFixedBlockRotation and
+// sinusoidEntriesLieOnTheUnitCircle, with the radius declared rather than 1).
+#include <fmt/format.h>
+
+#include "properties/generators.hpp"
+#include "properties/variant_relations.hpp"
+
+namespace peconform {
+namespace {
+
+Point row(std::int64_t position) { return Point{{position, 0, 0}}; }
+
+std::string needs_declared_pairs(const VariantDeclaration& declaration) {
+  if (declaration.pairing == VariantPairing::unknown)
+    return "the table's pairing is unknown: M_k is read pair by pair from PE(0) and PE(k), and a pair's radius needs the pair "
+           "(declare pairing=interleaved or half)";
+  if (declaration.d < 2) return fmt::format("d = {} holds no pair: the relation would check nothing", declaration.d);
+  return "";
+}
+
+// M_k's block is A^-2 times the scaled rotation taking PE(0)'s pair u to PE(k)'s pair v:
+// c = u.v / A^2, s = (u x v) / A^2. With |u|, |v| = A, each of c and s is off by at most
+// (A (B_u + B_v) + B_u B_v) / A^2 <= 2 (B_u + B_v) / A while B_u <= A (past that the bound is
+// +inf). Each expected entry c PE(p)_a - s PE(p)_b then errs by at most that times |PE(p)_a| +
+// |PE(p)_b| <= 2 (A + B_p), and the exact block, a rotation, carries PE(p)'s own error B_p.
+void shift_is_a_fixed_block_map(const RelationSubject& subject) {
+  const std::int64_t p = *gen_position(subject.position_limit);
+  const std::int64_t k = *gen_position(subject.position_limit - p);
+  RC_TAG(position_band(p + k));
+  const Evaluation origin = subject.evaluate(row(0), {}), by_k = subject.evaluate(row(k), {});
+  const Evaluation at = subject.evaluate(row(p), {}), target = subject.evaluate(row(p + k), {});
+  const Wide radius_squared = subject.amplitude * subject.amplitude;
+  for (const std::vector<std::size_t>& group : subject.groups) {
+    const std::size_t a = group[0], b = group[1];
+    const Wide c = (origin.values[a] * by_k.values[a] + origin.values[b] * by_k.values[b]) / radius_squared;
+    const Wide s = (origin.values[a] * by_k.values[b] - origin.values[b] * by_k.values[a]) / radius_squared;
+    const Wide expected[2] = {c * at.values[a] - s * at.values[b], s * at.values[a] + c * at.values[b]};
+    const Wide block_error = 2 * (group_norm(origin.bounds, group) + group_norm(by_k.bounds, group)) / subject.amplitude;
+    const Wide at_bound = group_norm(at.bounds, group);
+    const Wide tolerance = 2 * block_error * (subject.amplitude + at_bound) + at_bound + check_rounding(subject.amplitude, 8);
+    for (int side = 0; side < 2; ++side) {
+      const std::size_t element = group[static_cast<std::size_t>(side)];
+      require_close(target.values[element], expected[side], tolerance + target.bounds[element], [&] {
+        return Site{"PE(p+k) = M_k PE(p), M_k read from PE(0) and PE(k)",
+                    subject.case_text({target.point, at.point, origin.point, by_k.point}) + " (p + k; p; 0; k)",
+                    element_text(element), fmt::format("k = {}", k), subject.carrier.dtype};
+      });
+    }
+  }
+}
+
+// |PE(p)| = A on every pair, within the norm of the pair's error vector.
+void pairs_lie_on_the_declared_circle(const RelationSubject& subject) {
+  const std::int64_t p = *gen_position(subject.position_limit);
+  RC_TAG(position_band(p));
+  const Evaluation at = subject.evaluate(row(p), {});
+  for (const std::vector<std::size_t>& group : subject.groups)
+    require_close(group_norm(at.values, group), subject.amplitude,
+                  group_norm(at.bounds, group) + check_rounding(subject.amplitude, 4), [&] {
+                    return Site{"|PE(p)| = A on every declared pair", subject.case_text(at.point),
+                                fmt::format("elements {}, {}", group[0], group[1]), "(none)", subject.carrier.dtype};
+                  });
+}
+
+}  // namespace
+
+const VariantRelation kVariantTableShift{VariantKind::table, "PE(p + k) = M_k PE(p), M_k block-diagonal and independent of p",
+                                         needs_declared_pairs, shift_is_a_fixed_block_map};
+const VariantRelation kVariantTableRadius{VariantKind::table, "each pair of PE(p) lies on the circle of radius A",
+                                          needs_declared_pairs, pairs_lie_on_the_declared_circle};
+
+}  // namespace peconform

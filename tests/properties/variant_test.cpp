@@ -1,0 +1,282 @@
+// Properties for variants without a Spec (properties/variant.hpp): true RoPE, a true sinusoid
+// table and a true ALiBi bias written as variants hold every relation that applies; planted
+// variants fail the relations they break and hold the others; a relation that could not fail
+// on a declaration says so (refused, or not constrained) instead of passing.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "backends/implementation.hpp"
+#include "properties/variant.hpp"
+
+namespace peconform {
+namespace {
+
+constexpr int kCases = 200;
+
+// A value of the declared fp32 dtype: the exact value rounded once.
+double to_fp32(const Wide& value) { return static_cast<double>(static_cast<float>(value)); }
+
+Wide frequency(int pair, int rotated) { return pow(Wide(10000), Wide(-2 * pair) / Wide(rotated)); }
+
+// A rotary variant on d elements, the first `rotated` of them turned pair by pair (half-split
+// pairs (i, i + rotated/2)) by angle(p, i), times `amplitude`, computed in binary128 and rounded
+// once to fp32; `pass` maps each other element (pass-through, or a lone odd one).
+struct RotaryVariant final : VariantKernel {
+  int d = 8, rotated = 8;
+  std::function<Wide(std::int64_t, int)> angle = [this](std::int64_t p, int pair) { return Wide(p) * frequency(pair, rotated); };
+  Wide amplitude{1};
+  std::function<double(double)> pass = [](double x) { return x; };
+
+  std::vector<double> evaluate(const VariantBatch& batch) const override {
+    std::vector<double> out(batch.rows() * static_cast<std::size_t>(d));
+    for (std::size_t r = 0; r < batch.rows(); ++r) {
+      const double* x = batch.inputs.data() + r * static_cast<std::size_t>(d);
+      double* y = out.data() + r * static_cast<std::size_t>(d);
+      for (int i = 0; i < rotated / 2; ++i) {
+        const Wide phi = angle(batch.positions[r], i);
+        const Wide c = amplitude * cos(phi), s = amplitude * sin(phi);
+        const Wide a(x[i]), b(x[i + rotated / 2]);
+        y[i] = to_fp32(a * c - b * s);
+        y[i + rotated / 2] = to_fp32(a * s + b * c);
+      }
+      for (int e = rotated / 2 * 2; e < d; ++e) y[e] = pass(x[e]);
+    }
+    return out;
+  }
+};
+
+VariantDeclaration rotary_declaration(int d, int rot) {
+  VariantDeclaration declaration;
+  declaration.kind = VariantKind::rotary;
+  declaration.d = d;
+  declaration.rot = rot;
+  declaration.pairing = VariantPairing::half;
+  declaration.negative_positions = true;
+  return declaration;
+}
+
+using Verdicts = std::map<std::string, VariantVerdict>;
+
+Verdicts run(const VariantKernel& kernel, const VariantDeclaration& declaration) {
+  Verdicts verdicts;
+  for (const VariantPropertyResult& result : run_variant_properties(kernel, declaration, {20261124, kCases})) {
+    verdicts[result.name] = result.verdict;
+    if (result.verdict == VariantVerdict::failed) {
+      EXPECT_FALSE(result.counterexample.empty()) << result.name;
+      EXPECT_NE(result.counterexample.find("variant(kind="), std::string::npos)
+          << result.name << " names no variant in its counterexample:\n" << result.counterexample;
+    }
+    std::cout << result.name << ": " << variant_verdict_name(result.verdict) << " (" << result.cases << " cases, seed "
+              << result.seed << ")" << (result.reason.empty() ? "" : " - " + result.reason) << "\n"
+              << result.counterexample << (result.counterexample.empty() ? "" : "\n");
+  }
+  return verdicts;
+}
+
+const std::vector<std::string> kRotaryRelations = {
+    "rotationPreservesNormPerPair",        "innerProductDependsOnlyOnRelativePosition",
+    "rotationsComposeAdditively",          "rotationAtPositionZeroIsTheIdentity",
+    "rotationIsLinearInX",                 "rotationAtNegatedPositionIsTheTranspose",
+    "partialRotaryLeavesPassThroughDimsBitIdentical"};
+
+TEST(VariantProperties, TrueRopeHoldsEveryRotaryRelation) {
+  RotaryVariant rope;
+  rope.d = 10;
+  rope.rotated = 8;
+  const Verdicts verdicts = run(rope, rotary_declaration(10, 8));
+  ASSERT_EQ(verdicts.size(), kRotaryRelations.size());
+  for (const std::string& name : kRotaryRelations) EXPECT_EQ(verdicts.at(name), VariantVerdict::held) << name;
+}
+
+TEST(VariantProperties, TrueRopeHoldsWithThePairingUnknown) {
+  RotaryVariant rope;
+  VariantDeclaration declaration = rotary_declaration(8, 0);
+  declaration.pairing = VariantPairing::unknown;
+  const Verdicts verdicts = run(rope, declaration);
+  for (const auto& [name, verdict] : verdicts) {
+    const bool refused = name == "partialRotaryLeavesPassThroughDimsBitIdentical";
+    EXPECT_EQ(verdict, refused ? VariantVerdict::refused : VariantVerdict::held) << name;
+  }
+}
+
+TEST(VariantProperties, AngleNonLinearInPositionKeepsTheNormAndLosesRelativePosition) {
+  RotaryVariant variant;
+  variant.angle = [&variant](std::int64_t p, int pair) { return Wide(p) * Wide(p) * frequency(pair, variant.rotated); };
+  const Verdicts verdicts = run(variant, rotary_declaration(8, 0));
+  EXPECT_EQ(verdicts.at("rotationPreservesNormPerPair"), VariantVerdict::held);
+  EXPECT_EQ(verdicts.at("rotationAtPositionZeroIsTheIdentity"), VariantVerdict::held);
+  EXPECT_EQ(verdicts.at("rotationIsLinearInX"), VariantVerdict::held);
+  EXPECT_EQ(verdicts.at("innerProductDependsOnlyOnRelativePosition"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("rotationsComposeAdditively"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("rotationAtNegatedPositionIsTheTranspose"), VariantVerdict::failed);
+}
+
+TEST(VariantProperties, ScaledOutputLosesTheNormAndKeepsRelativePosition) {
+  RotaryVariant variant;
+  variant.amplitude = Wide("1.5");
+  const Verdicts verdicts = run(variant, rotary_declaration(8, 0));
+  EXPECT_EQ(verdicts.at("rotationPreservesNormPerPair"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("rotationAtPositionZeroIsTheIdentity"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("innerProductDependsOnlyOnRelativePosition"), VariantVerdict::held);
+  EXPECT_EQ(verdicts.at("rotationIsLinearInX"), VariantVerdict::held);
+  // Declared, the same amplitude is the scheme (YaRN's attention factor): every relation holds.
+  VariantDeclaration declared = rotary_declaration(8, 0);
+  declared.amplitude = Decimal::parse("1.5");
+  for (const auto& [name, verdict] : run(variant, declared)) {
+    const bool refused = name == "partialRotaryLeavesPassThroughDimsBitIdentical";
+    EXPECT_EQ(verdict, refused ? VariantVerdict::refused : VariantVerdict::held) << name;
+  }
+}
+
+TEST(VariantProperties, RotationAtPositionOneForZeroFailsTheIdentity) {
+  RotaryVariant variant;
+  variant.angle = [&variant](std::int64_t p, int pair) { return Wide(p + 1) * frequency(pair, variant.rotated); };
+  const Verdicts verdicts = run(variant, rotary_declaration(8, 0));
+  EXPECT_EQ(verdicts.at("rotationAtPositionZeroIsTheIdentity"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("rotationPreservesNormPerPair"), VariantVerdict::held);
+  EXPECT_EQ(verdicts.at("innerProductDependsOnlyOnRelativePosition"), VariantVerdict::held);
+}
+
+TEST(VariantProperties, VariantTouchingPassThroughDimsFailsThem) {
+  RotaryVariant variant;
+  variant.d = 8;
+  variant.rotated = 4;
+  // x + 0.0 turns -0 into +0: a kernel that adds a zero rotation term to the dims it should skip.
+  variant.pass = [](double x) { return x + 0.0; };
+  const Verdicts verdicts = run(variant, rotary_declaration(8, 4));
+  EXPECT_EQ(verdicts.at("partialRotaryLeavesPassThroughDimsBitIdentical"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("rotationPreservesNormPerPair"), VariantVerdict::held);
+}
+
+// Rows of `d` entries: pair i = (sin, cos) of angle(p, i), interleaved, rounded once to fp32.
+struct TableVariant final : VariantKernel {
+  int d = 8;
+  std::function<Wide(std::int64_t, int)> angle = [this](std::int64_t p, int pair) { return Wide(p) * frequency(pair, d); };
+  std::vector<double> evaluate(const VariantBatch& batch) const override {
+    std::vector<double> out;
+    for (std::int64_t p : batch.positions)
+      for (int e = 0; e < d; ++e) {
+        const Wide phi = angle(p, e / 2);
+        out.push_back(to_fp32(e % 2 == 0 ? sin(phi) : cos(phi)));
+      }
+    return out;
+  }
+};
+
+VariantDeclaration table_declaration(int d) {
+  VariantDeclaration declaration;
+  declaration.kind = VariantKind::table;
+  declaration.d = d;
+  declaration.pairing = VariantPairing::interleaved;
+  return declaration;
+}
+
+TEST(VariantProperties, SinusoidTableHoldsAndANonShiftEquivariantTableFails) {
+  TableVariant table;
+  for (const auto& [name, verdict] : run(table, table_declaration(8))) EXPECT_EQ(verdict, VariantVerdict::held) << name;
+  TableVariant squared;
+  squared.angle = [&squared](std::int64_t p, int pair) { return Wide(p) * Wide(p) * frequency(pair, squared.d); };
+  const Verdicts verdicts = run(squared, table_declaration(8));
+  EXPECT_EQ(verdicts.at("sinusoidShiftIsAFixedBlockRotation"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("sinusoidEntriesLieOnTheUnitCircle"), VariantVerdict::held);
+}
+
+// b(i, j) per head h = -m_h |distance(i, j)| with ALiBi's slopes 2^(-8(h+1)/heads).
+struct BiasVariant final : VariantKernel {
+  int heads = 4;
+  std::function<std::int64_t(std::int64_t, std::int64_t)> distance = [](std::int64_t i, std::int64_t j) { return i - j; };
+  std::vector<double> evaluate(const VariantBatch& batch) const override {
+    std::vector<double> out;
+    for (std::size_t r = 0; r < batch.rows(); ++r)
+      for (int h = 0; h < heads; ++h) {
+        const std::int64_t rp = distance(batch.positions[r], batch.keys[r]);
+        out.push_back(to_fp32(-pow(Wide(2), Wide(-8 * (h + 1)) / Wide(heads)) * abs(Wide(rp))));
+      }
+    return out;
+  }
+};
+
+TEST(VariantProperties, AlibiHoldsAndABiasOnIPlusJFails) {
+  VariantDeclaration declaration;
+  declaration.kind = VariantKind::bias;
+  declaration.d = 4;
+  BiasVariant alibi;
+  EXPECT_EQ(run(alibi, declaration).at("alibiBiasIsTranslationInvariant"), VariantVerdict::held);
+  BiasVariant sum;
+  sum.distance = [](std::int64_t i, std::int64_t j) { return i + j; };
+  EXPECT_EQ(run(sum, declaration).at("alibiBiasIsTranslationInvariant"), VariantVerdict::failed);
+}
+
+TEST(VariantProperties, RelationsThatCannotFailSaySoRatherThanPass) {
+  // d = 1 has no pair: a table relation would compare nothing.
+  TableVariant table;
+  table.d = 1;
+  for (const VariantPropertyResult& result : run_variant_properties(table, table_declaration(1), {1, kCases})) {
+    EXPECT_EQ(result.verdict, VariantVerdict::refused) << result.name;
+    EXPECT_NE(result.reason.find("d = 1"), std::string::npos) << result.reason;
+  }
+  // One rotated element: no pair turns.
+  RotaryVariant rope;
+  rope.d = 1;
+  rope.rotated = 1;
+  VariantDeclaration single = rotary_declaration(1, 0);
+  single.pairing = VariantPairing::unknown;
+  const Verdicts single_verdicts = run(rope, single);
+  EXPECT_EQ(single_verdicts.at("rotationPreservesNormPerPair"), VariantVerdict::refused);
+  EXPECT_EQ(single_verdicts.at("innerProductDependsOnlyOnRelativePosition"), VariantVerdict::refused);
+  // Without negative positions the transpose relation cannot be stated.
+  VariantDeclaration forward_only = rotary_declaration(8, 0);
+  forward_only.negative_positions = false;
+  RotaryVariant forward;
+  EXPECT_EQ(run(forward, forward_only).at("rotationAtNegatedPositionIsTheTranspose"), VariantVerdict::refused);
+  // fp32-angle with angles of 2^40 per position: past p = 0 the class's bound exceeds the
+  // vectors it bounds, so the relations over several positions constrain nothing.
+  VariantDeclaration fast = rotary_declaration(8, 0);
+  fast.precision = PrecisionClass::fp32_angle;
+  fast.max_frequency = Decimal::parse("1099511627776");
+  const Verdicts fast_verdicts = run(forward, fast);
+  EXPECT_EQ(fast_verdicts.at("innerProductDependsOnlyOnRelativePosition"), VariantVerdict::not_constrained);
+  EXPECT_EQ(fast_verdicts.at("rotationsComposeAdditively"), VariantVerdict::not_constrained);
+}
+
+TEST(VariantProperties, BadDeclarationsAreNamed) {
+  RotaryVariant rope;
+  VariantDeclaration declaration = rotary_declaration(8, 9);
+  try {
+    run_variant_properties(rope, declaration);
+    FAIL() << "rot = 9 > d = 8 was accepted";
+  } catch (const VariantError& error) {
+    EXPECT_NE(std::string(error.what()).find("rot: 9"), std::string::npos) << error.what();
+  }
+  declaration = rotary_declaration(7, 0);
+  EXPECT_THROW(run_variant_properties(rope, declaration), VariantError);  // 7 elements cannot be paired
+}
+
+TEST(VariantProperties, NamesReadBackAndBadNamesAreNamed) {
+  EXPECT_EQ(variant_kind_named("table"), VariantKind::table);
+  EXPECT_EQ(variant_pairing_named("half"), VariantPairing::half);
+  try {
+    variant_kind_named("sparse");
+    FAIL() << "kind 'sparse' was accepted";
+  } catch (const VariantError& error) {
+    EXPECT_NE(std::string(error.what()).find("'sparse' is not a variant kind (rotary, table, bias)"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(variant_pairing_named("diagonal"), VariantError);
+}
+
+TEST(VariantProperties, AVariantReturningTheWrongCountFailsWithItsText) {
+  struct Short final : VariantKernel {
+    std::vector<double> evaluate(const VariantBatch&) const override { return {0.0}; }
+  } short_variant;
+  for (const VariantPropertyResult& result : run_variant_properties(short_variant, table_declaration(8), {1, 10})) {
+    EXPECT_EQ(result.verdict, VariantVerdict::failed) << result.name;
+    EXPECT_NE(result.counterexample.find("returned 1 values"), std::string::npos) << result.counterexample;
+  }
+}
+
+}  // namespace
+}  // namespace peconform
