@@ -12,10 +12,11 @@ import json
 import os
 import tempfile
 
-from ._peconform import Spec, SpecError, list_families, reference, reference_digits
+from ._peconform import Spec, SpecError, VariantError, list_families, reference, reference_digits
 from . import _peconform
 
-__all__ = ["Spec", "SpecError", "list_families", "reference", "reference_digits", "check", "CheckResult", "Failure"]
+__all__ = ["Spec", "SpecError", "VariantError", "list_families", "reference", "reference_digits", "check", "CheckResult",
+           "Failure", "properties", "PropertiesResult", "PropertyOutcome"]
 
 # The seed `peconform run` uses unless told otherwise, so that both draw the same cases.
 DEFAULT_SEED = 20261121
@@ -116,3 +117,127 @@ def _check(fn, spec, profile, seed, cases, out, array, place, family, dtype, pre
         dtypes=_names(dtype, "dtype"), precisions=_names(precision, "precision"), replay=replay, regressions=regressions,
         save_regressions=save, time_budget=time_budget, max_failures=max_failures, threads=threads)
     return CheckResult(answer)
+
+
+class PropertyOutcome:
+    """One catalog property on a variant: held, failed (with its shrunk counterexample), not
+    constrained (the declared bound constrains nothing it compares) or refused (it does not apply)."""
+
+    def __init__(self, entry):
+        self.name = entry["name"]
+        self.relation = entry["relation"]
+        self.verdict = entry["verdict"]
+        self.reason = entry["reason"]
+        self.counterexample = entry["counterexample"]
+        self.seed = entry["seed"]
+        self.cases = entry["cases"]
+        self.unconstrained_cases = entry["unconstrained_cases"]
+
+    def __repr__(self):
+        return f"<peconform.PropertyOutcome {self.name}: {self.verdict}>"
+
+    def __str__(self):
+        lines = [f"{self.name}: {self.verdict} ({self.relation})"]
+        if self.verdict in ("held", "not constrained"):
+            lines.append(f"  {self.cases} cases, seed {self.seed}")
+        lines += ["  " + line for text in (self.reason, self.counterexample) if text for line in text.splitlines()]
+        return "\n".join(lines)
+
+
+class PropertiesResult:
+    """What properties() found: one PropertyOutcome per catalog property of the declared kind."""
+
+    def __init__(self, answer):
+        self.variant = answer["variant"]
+        self.outcomes = [PropertyOutcome(entry) for entry in answer["properties"]]
+        self.held = [o.name for o in self.outcomes if o.verdict == "held"]
+        self.failed = [o.name for o in self.outcomes if o.verdict == "failed"]
+
+    def __getitem__(self, name):
+        for outcome in self.outcomes:
+            if outcome.name == name:
+                return outcome
+        raise KeyError(f"no property named {name!r} ran on {self.variant}; ran: {[o.name for o in self.outcomes]}")
+
+    def __bool__(self):
+        return not self.failed
+
+    def __repr__(self):
+        return f"<peconform.PropertiesResult {self.variant}: {len(self.held)} held, {len(self.failed)} failed>"
+
+    def __str__(self):
+        return "\n".join([self.variant] + [str(outcome) for outcome in self.outcomes])
+
+
+# The NumPy dtypes a variant's values cross in; bf16 has none and goes through torch.
+_NUMPY_DTYPES = {"fp64": "float64", "fp32": "float32", "fp16": "float16"}
+
+
+def _variant_adapter(fn, kind, dtype, array):
+    """fn as the C++ side calls it: float64 arrays in and out, the declared dtype in between."""
+    import numpy
+
+    if array == "torch" or dtype == "bf16":
+        import torch
+
+        torch_dtype = {"fp64": torch.float64, "fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[dtype]
+
+        def values(x):
+            return None if x is None else torch.from_numpy(x).to(torch_dtype)
+
+        def indices(p):
+            return None if p is None else torch.from_numpy(p)
+
+        def back(y):
+            return y.detach().to(torch.float64).cpu().numpy() if isinstance(y, torch.Tensor) else numpy.asarray(y, dtype=numpy.float64)
+    elif array == "numpy":
+        numpy_dtype = _NUMPY_DTYPES[dtype]
+
+        def values(x):
+            return None if x is None else x.astype(numpy_dtype)
+
+        def indices(p):
+            return p
+
+        def back(y):
+            return numpy.asarray(y, dtype=numpy.float64)
+    else:
+        raise ValueError(f"array: {array!r} is not an array library; expected 'numpy' or 'torch'")
+
+    def adapter(positions, keys, inputs):
+        if kind == "rotary":
+            return back(fn(values(inputs), indices(positions)))
+        if kind == "table":
+            return back(fn(indices(positions)))
+        return back(fn(indices(positions), indices(keys)))
+
+    return adapter
+
+
+def properties(fn, kind="rotary", d=None, dtype="fp32", precision="exact-angle", *, pairing="unknown", rot=0, rot_at="first",
+               amplitude=1, max_frequency=1, theta="hf", base=10000, max_position=2**31 - 1, negative_positions=False,
+               symmetric=False, seed=None, cases=200, array="numpy"):
+    """Runs every catalog property that needs only the implementation on a variant without a Spec.
+
+    kind "rotary": fn(x, positions) -> y, x a [rows, d] array of dtype, positions [rows] int64;
+    kind "table": fn(positions) -> [rows, d]; kind "bias": fn(query_positions, key_positions) ->
+    [rows, heads] (d = heads). The declaration says what the relations may assume (properties/README.md,
+    "Variants without a Spec"): pairing "interleaved", "half" or "unknown"; rot, rot_at: the rotated
+    elements (the rest must pass through bit-identical); amplitude: |f(x, p)| = amplitude |x|;
+    max_frequency: the largest angle per unit of position; theta, base: the float32 recipe under
+    fp32-angle; negative_positions: the transpose relation needs them; symmetric: a bias with
+    b(i, j) = b(j, i). Tolerances follow from the declared precision class.
+    Returns a PropertiesResult; bool(result) is False when a property failed.
+    """
+    if kind not in ("rotary", "table", "bias"):
+        raise VariantError(f"kind: {kind!r} is not a variant kind; expected 'rotary', 'table' or 'bias'")
+    if not isinstance(d, int) or isinstance(d, bool):
+        raise VariantError(f"d: {d!r} is not a count; give the elements per vector (rotary, table) or the heads (bias)")
+    if dtype not in ("fp64", "fp32", "fp16", "bf16"):
+        raise VariantError(f"dtype: {dtype!r} is not a dtype; expected fp64, fp32, fp16 or bf16")
+    declaration = dict(kind=kind, d=d, dtype=dtype, precision=precision, pairing=pairing, rot=rot, rot_at=rot_at,
+                       amplitude=amplitude, max_frequency=max_frequency, theta=theta, base=base, max_position=max_position,
+                       negative_positions=negative_positions, symmetric=symmetric)
+    answer = _peconform._properties(_variant_adapter(fn, kind, dtype, array), declaration,
+                                    seed=DEFAULT_SEED if seed is None else seed, cases=cases)
+    return PropertiesResult(answer)

@@ -8,5 +8,6 @@ namespace peconform::python {
 void bind_spec(pybind11::module_& module);       // Spec, list_families, SpecError
 void bind_reference(pybind11::module_& module);  // reference, reference_digits
 void bind_check(pybind11::module_& module);      // the campaign on a Python callable
+void bind_properties(pybind11::module_& module); // the catalog's relations on a variant without a Spec
 
 }  // namespace peconform::python

@@ -6,4 +6,5 @@ PYBIND11_MODULE(_peconform, module) {
   peconform::python::bind_spec(module);
   peconform::python::bind_reference(module);
   peconform::python::bind_check(module);
+  peconform::python::bind_properties(module);
 }
