@@ -86,27 +86,29 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   // xPos's factor in binary128, so that the screen's amplitude is off by one rounding to double.
   const Wide log_xpos_wide = spec.family == Family::xpos ? Wide(point.c[0]) * pair.log_zeta : Wide(0);
   const double log_xpos = static_cast<double>(log_xpos_wide);
-  const double xpos = spec.family == Family::xpos ? static_cast<double>(exp(log_xpos_wide)) : 1.0;
+  // One binary128 exp per pair and token (it is the costliest step here).
+  const Wide xpos_wide = spec.family == Family::xpos ? exp(log_xpos_wide) : Wide(1);
+  const double xpos = static_cast<double>(xpos_wide);
+  const Wide amplitude_wide = spec.family == Family::xpos ? attention * xpos_wide : attention;
   TokenPair t;
-  t.amplitude = static_cast<double>(spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention);
+  t.amplitude = static_cast<double>(amplitude_wide);
   t.cos = cs.cos * t.amplitude;
   t.sin = spec.sign * cs.sin * t.amplitude;
-  t.terms = rotary_bound_terms<double>(spec, std::abs(static_cast<double>(angle)), log_xpos,
+  t.angle = std::abs(static_cast<double>(angle));
+  t.terms = rotary_bound_terms<double>(spec, t.angle, log_xpos,
                                        static_cast<double>(pair.growth) * kBoundRounding);
   t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
   t.reference_relative = 1.4143 * cs.error + 6 * 0x1p-53;
-  t.angle = std::abs(static_cast<double>(angle));
   t.log_xpos = log_xpos;
   t.growth = pair.growth;
   if (!t.terms.constrains()) t.angle_free = rotary_bound_terms<double>(spec, 0.0, log_xpos, 0.0);
   if (t.amplitude < kSmallestScreenedAmplitude) {
-    const Wide amplitude = spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention;
     t.in_binary128 = true;
-    t.amplitude_wide = amplitude;
-    t.cos_wide = Wide(cs.cos) * amplitude;
-    t.sin_wide = Wide(spec.sign * cs.sin) * amplitude;
+    t.amplitude_wide = amplitude_wide;
+    t.cos_wide = Wide(cs.cos) * amplitude_wide;
+    t.sin_wide = Wide(spec.sign * cs.sin) * amplitude_wide;
     t.reference_relative = 1.4143 * cs.error + 0x1p-100;  // binary128's roundings, generously
   }
   return t;
