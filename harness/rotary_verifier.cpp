@@ -437,6 +437,7 @@ ElementTally verify_rotary(const KernelCall& call) {
   }
   ElementTally total;
   for (const ElementTally& tally : tallies) total.merge(tally);
+  total.escalation_seconds = escalation.seconds();
   return total;
 }
 

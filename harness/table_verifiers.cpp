@@ -123,6 +123,7 @@ ElementTally verify_sinusoid(const KernelCall& call) {
   }
   ElementTally total;
   for (const ElementTally& tally : tallies) total.merge(tally);
+  total.escalation_seconds = escalation.seconds();
   return total;
 }
 
@@ -193,6 +194,7 @@ ElementTally verify_alibi(const KernelCall& call) {
   }
   ElementTally total;
   for (const ElementTally& tally : tallies) total.merge(tally);
+  total.escalation_seconds = escalation.seconds();
   return total;
 }
 

@@ -9,7 +9,7 @@ import json
 import sys
 
 TIMINGS = {"threads", "wall_seconds", "elements_per_second", "draw_seconds", "kernel_seconds", "verify_seconds",
-           "verified_elements_per_second", "phase_seconds"}
+           "verified_elements_per_second", "escalation_seconds", "shrink_seconds", "property_seconds"}
 BUILD = {"commit", "tool_version", "compiler"}
 
 
