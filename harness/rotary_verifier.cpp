@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
+#include <optional>
 #include <omp.h>
 #include <vector>
 
@@ -98,7 +99,7 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   t.amplitude = static_cast<double>(amplitude_wide);
   t.cos = cs.cos * t.amplitude;
   t.sin = spec.sign * cs.sin * t.amplitude;
-  t.angle = std::abs(static_cast<double>(angle));
+  t.angle = cs.magnitude;
   t.terms = rotary_bound_terms<double>(spec, t.angle, log_xpos,
                                        static_cast<double>(pair.growth) * kBoundRounding);
   t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
@@ -422,13 +423,19 @@ ElementTally verify_rotary(const KernelCall& call) {
     FastToken fast(pairs.size());
     FastRow values(pairs.size());
     std::vector<std::size_t> slow(pairs.size());  // the pairs of one row the fast path left
+    std::optional<Point> formed;  // the point `token` and `fast` hold
+    // Sequence-major, batch rows inner: rows whose ids repeat the same positions (run-mode ids)
+    // follow each other and share one forming of their pairs, the binary128 part of the check.
 #pragma omp for schedule(static)
     for (std::int64_t t = 0; t < batch * seq; ++t) {
-      const std::int64_t b = t / seq, s = t % seq;
+      const std::int64_t b = t % batch, s = t / batch;
       const Point point = token_point(call, b, s);
-      for (std::size_t j = 0; j < pairs.size(); ++j) {
-        token[j] = token_pair(spec, pairs[j], point, attention);
-        set_fast_pair(fast, j, token[j]);
+      if (point != formed) {
+        for (std::size_t j = 0; j < pairs.size(); ++j) {
+          token[j] = token_pair(spec, pairs[j], point, attention);
+          set_fast_pair(fast, j, token[j]);
+        }
+        formed = point;
       }
       with_typed_access(spec.dtype, [&](auto access) {
         check_token<decltype(access)>(call, pairs, pass_through, token, fast, values, b, s, point, escalation, slow, tally);

@@ -30,7 +30,7 @@ ScreenedCosSin screened_cos_sin(const Wide& angle) {
   const double lo = static_cast<double>(reduced - Wide(hi));
   const double s = std::sin(hi), c = std::cos(hi);
   const double magnitude = std::abs(static_cast<double>(angle));
-  return {c - s * lo, s + c * lo, 0x1p-52 + magnitude * 0x1p-100};
+  return {c - s * lo, s + c * lo, 0x1p-52 + magnitude * 0x1p-100, magnitude};
 }
 
 }  // namespace peconform::harness
