@@ -35,6 +35,7 @@ template <class D, class V> HWY_INLINE V UlpsBetween(D d, V difference, V refere
 
 RowScreenSummary ScreenRotaryRow(const RowScreenPairs& t, const RowScreenValues& row, std::size_t pairs,
                                  const RowScreenConstants& c, const RowScreenOut& out) {
+  static_assert(HWY_MAX_BYTES / sizeof(double) <= kRowScreenPad, "a vector must fit in the arrays' padding");
   const hn::ScalableTag<double> d;
   using V = hn::Vec<decltype(d)>;
   const std::size_t lanes = hn::Lanes(d);

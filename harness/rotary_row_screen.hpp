@@ -57,8 +57,9 @@ struct RowScreenSummary {
   std::uint64_t decided_pairs = 0;
 };
 
-// Every array is padded to a multiple of this many entries; the padding is read, never decided.
-inline constexpr std::size_t kRowScreenPad = 16;
+// Every array is padded to a multiple of this many entries (the most doubles any Highway target's
+// vector holds: 2048-bit SVE); the padding is read, never decided.
+inline constexpr std::size_t kRowScreenPad = 32;
 inline constexpr std::size_t padded_pairs(std::size_t pairs) { return (pairs + kRowScreenPad - 1) / kRowScreenPad * kRowScreenPad; }
 
 // Screens pairs [0, pairs) in the widest vectors the CPU has.
