@@ -9,6 +9,7 @@
 
 #include "backends/cpu/storage.hpp"
 #include "harness/counter_random.hpp"
+#include "harness/parallel_work.hpp"
 #include "properties/generators.hpp"
 #include "spec/spec_error.hpp"
 
@@ -49,7 +50,7 @@ template <class Unit> void fill_sentinels(Buffer& buffer, std::int64_t extent, b
   std::fill(begin, end, static_cast<Unit>(dense ? sentinels.unwritten : sentinels.padding));
   if (dense || drawn) return;
   const std::int64_t step = buffer.stride[3];
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (worth_a_team(batch * seq * heads * d))
   for (std::int64_t b = 0; b < batch; ++b)
     for (std::int64_t s = 0; s < seq; ++s)
       for (std::int64_t h = 0; h < heads; ++h) {
@@ -149,7 +150,7 @@ void draw_operand(Buffer& buffer, const CaseDescription& c, const Selection& sel
   const std::int64_t step = buffer.stride[3];
   const CounterKey values(c.seed, kValues + static_cast<std::uint64_t>(operand));
   Unit* const data = reinterpret_cast<Unit*>(buffer.bytes.data());
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (worth_a_team(batch * seq * heads * d))
   for (std::int64_t b = 0; b < batch; ++b)
     for (std::int64_t s = 0; s < seq; ++s)
       for (std::int64_t h = 0; h < heads; ++h) {

@@ -13,6 +13,7 @@
 #include "harness/element_tally.hpp"
 #include "harness/escalation.hpp"
 #include "harness/family_verifiers.hpp"
+#include "harness/parallel_work.hpp"
 #include "harness/rotary_row_screen.hpp"
 #include "harness/screened_cos_sin.hpp"
 #include "harness/typed_access.hpp"
@@ -416,7 +417,9 @@ ElementTally verify_rotary(const KernelCall& call) {
   Escalation escalation(call);
   const std::int64_t batch = call.outputs[0].shape[0], seq = call.outputs[0].shape[1];
   std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
-#pragma omp parallel
+  std::int64_t elements = 0;
+  for (const Buffer& out : call.outputs) elements += out.shape[0] * out.shape[1] * out.shape[2] * out.shape[3];
+#pragma omp parallel if (worth_a_team(elements))
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
     std::vector<TokenPair> token(pairs.size());
