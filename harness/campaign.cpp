@@ -153,7 +153,9 @@ class Run {
         if (!mine(p)) continue;
         if (!going_on()) return;
         const std::uint64_t seed = counter_hash(options_.seed, kPropertySeedStream, p);
+        const Clock::time_point start = Clock::now();
         result_.properties.push_back(run_property(*chosen[p], *points, seed, options_.profile.property_cases));
+        result_.info.property_seconds += std::chrono::duration<double>(Clock::now() - start).count();
         report("properties", p + 1, chosen.size());
       }
     }
@@ -203,6 +205,7 @@ class Run {
     result_.info.draw_seconds += outcome.draw_seconds;
     result_.info.kernel_seconds += outcome.kernel_seconds;
     result_.info.verify_seconds += outcome.verify_seconds;
+    result_.info.escalation_seconds += outcome.verdict.escalation_seconds;
     const CellKey key = cell_of(kernel.name(), description.spec);
     CellStats stats = outcome.verdict.stats;
     stats.worst_case = description.text();
@@ -211,7 +214,9 @@ class Run {
     result_.cells[key].merge(stats);
     if (!outcome.failed()) return;
     // Saved regressions and --replay cases are run as given: they were shrunk when found.
+    const Clock::time_point shrink_start = Clock::now();
     const Shrunk shrunk = index != 0 ? shrink_case(description, outcome, kernel) : Shrunk{description, outcome, false, ""};
+    result_.info.shrink_seconds += std::chrono::duration<double>(Clock::now() - shrink_start).count();
     FailureRecord failure;
     failure.case_text = shrunk.description.text();
     failure.original_case = description.text();

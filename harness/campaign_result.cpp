@@ -211,6 +211,9 @@ nlohmann::json to_json(const CampaignResult& result) {
             {"draw_seconds", i.draw_seconds},
             {"kernel_seconds", i.kernel_seconds},
             {"verify_seconds", i.verify_seconds},
+            {"escalation_seconds", i.escalation_seconds},
+            {"shrink_seconds", i.shrink_seconds},
+            {"property_seconds", i.property_seconds},
             {"verified_elements_per_second", i.verified_elements_per_second}}},
           {"verdict", result.conformant() ? "conformant" : "non-conformant"},
           {"total_elements", result.total_elements()},
@@ -248,6 +251,10 @@ CampaignResult from_json(const nlohmann::json& json) {
     i.draw_seconds = r.at("draw_seconds");
     i.kernel_seconds = r.at("kernel_seconds");
     i.verify_seconds = r.at("verify_seconds");
+    // Reports from before these phases were timed lack them.
+    i.escalation_seconds = r.value("escalation_seconds", 0.0);
+    i.shrink_seconds = r.value("shrink_seconds", 0.0);
+    i.property_seconds = r.value("property_seconds", 0.0);
     i.verified_elements_per_second = r.at("verified_elements_per_second");
     for (const nlohmann::json& cell : json.at("cells")) result.cells.insert(cell_from(cell));
     for (const nlohmann::json& p : json.at("properties"))
@@ -269,6 +276,7 @@ CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
   merged.info.shard_count = 1;
   merged.info.cases_planned = merged.info.cases_run = merged.info.regressions_replayed = 0;
   merged.info.wall_seconds = merged.info.draw_seconds = merged.info.kernel_seconds = merged.info.verify_seconds = 0;
+  merged.info.escalation_seconds = merged.info.shrink_seconds = merged.info.property_seconds = 0;
   merged.info.partial = false;
   merged.info.partial_reason.clear();
   for (const CampaignResult& shard : shards) {
@@ -289,6 +297,9 @@ CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
     merged.info.draw_seconds += i.draw_seconds;
     merged.info.kernel_seconds += i.kernel_seconds;
     merged.info.verify_seconds += i.verify_seconds;
+    merged.info.escalation_seconds += i.escalation_seconds;
+    merged.info.shrink_seconds += i.shrink_seconds;
+    merged.info.property_seconds += i.property_seconds;
     merged.info.threads = std::max(merged.info.threads, i.threads);
     if (i.partial) {
       merged.info.partial = true;

@@ -126,6 +126,9 @@ struct RunInfo {
   double wall_seconds = 0;
   double elements_per_second = 0;          // every element checked, over the wall time
   double draw_seconds = 0, kernel_seconds = 0, verify_seconds = 0;  // summed over cases
+  // Phases beside those: the exact tier's share of verify_seconds, shrinking failures, the
+  // property catalog (report writing follows the report, so it is not in it).
+  double escalation_seconds = 0, shrink_seconds = 0, property_seconds = 0;
   double verified_elements_per_second = 0; // every element checked, over the verifier's time
 };
 

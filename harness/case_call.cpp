@@ -1,11 +1,15 @@
 #include "harness/case_call.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <stdexcept>
 #include <cmath>
 #include <fmt/format.h>
 #include <string_view>
 
+#include "backends/cpu/storage.hpp"
 #include "harness/counter_random.hpp"
+#include "harness/parallel_work.hpp"
 #include "properties/generators.hpp"
 #include "spec/spec_error.hpp"
 
@@ -19,7 +23,7 @@ struct Format {
   int exponent_bits, mantissa_bits;
 };
 
-Format format_of(ElementType type) {
+constexpr Format format_of(ElementType type) {
   switch (type) {
     case ElementType::fp64: return {11, 52};
     case ElementType::fp32: return {8, 23};
@@ -46,7 +50,7 @@ template <class Unit> void fill_sentinels(Buffer& buffer, std::int64_t extent, b
   std::fill(begin, end, static_cast<Unit>(dense ? sentinels.unwritten : sentinels.padding));
   if (dense || drawn) return;
   const std::int64_t step = buffer.stride[3];
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (worth_a_team(batch * seq * heads * d))
   for (std::int64_t b = 0; b < batch; ++b)
     for (std::int64_t s = 0; s < seq; ++s)
       for (std::int64_t h = 0; h < heads; ++h) {
@@ -91,19 +95,32 @@ std::vector<double> channel_scales(const CaseDescription& c) {
   return out;
 }
 
-// One input value of `type` for element `index` of an operand (its index in the original,
-// unshrunk case), as bits of `type`; `scale` is its channel's.
-[[gnu::always_inline]] inline std::uint64_t draw_bits(const CaseDescription& c, ElementType type, int operand, std::uint64_t index, double scale) {
-  const std::uint64_t h = counter_hash(c.seed, kValues + static_cast<std::uint64_t>(operand), index);
+std::int64_t pick(const std::optional<std::int64_t>& chosen, std::int64_t index) { return chosen ? *chosen : index; }
+
+// The bits of `value` rounded to nearest in kType: element_bits's roundings, inline, so that a
+// drawing loop over one dtype pays no switch and no call per element.
+template <ElementType kType> [[gnu::always_inline]] inline std::uint64_t encode(double value) {
+  if constexpr (kType == ElementType::fp64) return std::bit_cast<std::uint64_t>(value);
+  else if constexpr (kType == ElementType::fp32) return std::bit_cast<std::uint32_t>(static_cast<float>(value));
+  else if constexpr (kType == ElementType::fp16) return std::bit_cast<std::uint16_t>(static_cast<cpu::Half>(value));
+  else return cpu::narrow_to_bfloat16(static_cast<float>(value)).bits;
+}
+
+// One input value of kType for element `index` of an operand (its index in the original,
+// unshrunk case), as bits of kType; `values` is the operand's stream (counter_hash(c.seed,
+// kValues + operand, index)) and `scale` the element's channel's.
+template <ElementType kType>
+[[gnu::always_inline]] inline std::uint64_t draw_bits(const CaseDescription& c, const CounterKey& values, std::uint64_t index, double scale) {
+  const std::uint64_t h = values(index);
   if (c.inputs == InputKind::activations) {
     // Irwin-Hall: the sum of four 16-bit uniforms, centred and scaled to unit variance: a
     // normal shape without libm, so the same bits on every machine.
     double sum = 0;
     for (int k = 0; k < 4; ++k) sum += static_cast<double>((h >> (16 * k)) & 0xffffu);
     const double normal = (sum - 2 * 65535.0) / (65536.0 * std::sqrt(4.0 / 12.0));
-    return element_bits(type, normal * scale);
+    return encode<kType>(normal * scale);
   }
-  const auto [exponent_bits, mantissa_bits] = format_of(type);
+  const auto [exponent_bits, mantissa_bits] = format_of(kType);
   const std::uint64_t mantissa_mask = (std::uint64_t{1} << mantissa_bits) - 1;
   const std::uint64_t top = (std::uint64_t{1} << exponent_bits) - 1;
   const std::uint64_t sign = (h >> 63) << (exponent_bits + mantissa_bits);
@@ -120,6 +137,40 @@ std::vector<double> channel_scales(const CaseDescription& c) {
     default: exponent = 1 + below(h >> 20, top - 1); fraction = mantissa; break;        // any normal binade
   }
   return sign | (exponent << mantissa_bits) | fraction;
+}
+
+// Draws every logical element of `buffer` ([batch, seq, heads, d] of the call), operand
+// `operand` of the case: element (b, s, h, e) is the value of the original case's element
+// (ob, os, oh, e), whichever elements the selection `sel` kept (a learned table, [1, 1, rows,
+// d], is drawn whole: element (r, e) is r d + e).
+template <ElementType kType, class Unit>
+void draw_operand(Buffer& buffer, const CaseDescription& c, const Selection& sel, int operand, std::int64_t original_heads,
+                  const std::vector<double>& scales) {
+  const std::int64_t batch = buffer.shape[0], seq = buffer.shape[1], heads = buffer.shape[2], d = buffer.shape[3];
+  const std::int64_t step = buffer.stride[3];
+  const CounterKey values(c.seed, kValues + static_cast<std::uint64_t>(operand));
+  Unit* const data = reinterpret_cast<Unit*>(buffer.bytes.data());
+#pragma omp parallel for collapse(2) schedule(static) if (worth_a_team(batch * seq * heads * d))
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t s = 0; s < seq; ++s)
+      for (std::int64_t h = 0; h < heads; ++h) {
+        const std::int64_t ob = pick(sel.batch, b), os = pick(sel.token, s), oh = sel.head ? *sel.head : h;
+        const auto first = static_cast<std::uint64_t>(((ob * c.seq + os) * original_heads + oh) * d);
+        Unit* const row = data + buffer.offset_of(b, s, h, 0);
+        for (std::int64_t e = 0; e < d; ++e)
+          row[e * step] = static_cast<Unit>(draw_bits<kType>(c, values, first + static_cast<std::uint64_t>(e), scales[static_cast<std::size_t>(e)]));
+      }
+}
+
+void draw_values(Buffer& buffer, const CaseDescription& c, const Selection& sel, int operand, std::int64_t original_heads,
+                 const std::vector<double>& scales) {
+  switch (buffer.type) {
+    case ElementType::fp64: draw_operand<ElementType::fp64, std::uint64_t>(buffer, c, sel, operand, original_heads, scales); break;
+    case ElementType::fp32: draw_operand<ElementType::fp32, std::uint32_t>(buffer, c, sel, operand, original_heads, scales); break;
+    case ElementType::fp16: draw_operand<ElementType::fp16, std::uint16_t>(buffer, c, sel, operand, original_heads, scales); break;
+    case ElementType::bf16: draw_operand<ElementType::bf16, std::uint16_t>(buffer, c, sel, operand, original_heads, scales); break;
+    case ElementType::int32: throw std::logic_error("inputs are drawn in a float dtype");
+  }
 }
 
 // The ids the kernel is given for axis `axis` of token (b, s) of the original case, before
@@ -165,8 +216,6 @@ int id_axes(Family family) {
     default: return 1;
   }
 }
-
-std::int64_t pick(const std::optional<std::int64_t>& chosen, std::int64_t index) { return chosen ? *chosen : index; }
 
 // The sequence length dynamic NTK and LongRoPE key on: the plan's own, else one past the
 // largest position of the unshrunk case, as transformers takes max(position_ids) + 1.
@@ -240,16 +289,7 @@ KernelCall materialize(const CaseDescription& c) {
       const int original_heads = operand == 0 ? c.heads : c.kv_heads;
       const std::int64_t heads = sel.head ? 1 : original_heads;
       Buffer input = make_buffer(type, {batch, seq, heads, spec.d}, c.order, c.pad, input_slot(call.inputs.size()));
-#pragma omp parallel for collapse(2) schedule(static)
-      for (std::int64_t b = 0; b < batch; ++b)
-        for (std::int64_t s = 0; s < seq; ++s)
-          for (std::int64_t h = 0; h < heads; ++h) {
-            const std::int64_t ob = pick(sel.batch, b), os = pick(sel.token, s), oh = sel.head ? *sel.head : h;
-            for (std::int64_t e = 0; e < spec.d; ++e) {
-              const auto index = static_cast<std::uint64_t>(((ob * c.seq + os) * original_heads + oh) * spec.d + e);
-              input.set_bits(input.offset_of(b, s, h, e), draw_bits(c, type, operand, index, scales[static_cast<std::size_t>(e)]));
-            }
-          }
+      draw_values(input, c, sel, operand, original_heads, scales);
       call.outputs.push_back(c.in_place ? input : make_buffer(type, input.shape, c.order, c.pad, output_slot(call.outputs.size())));
       call.inputs.push_back(std::move(input));
     }
@@ -259,9 +299,7 @@ KernelCall materialize(const CaseDescription& c) {
   switch (family) {
     case Family::learned: {
       Buffer table = make_buffer(type, {1, 1, spec.rows, spec.d}, "bshd", 0, input_slot(0));
-      for (std::int64_t r = 0; r < spec.rows; ++r)
-        for (std::int64_t e = 0; e < spec.d; ++e)
-          table.set_bits(table.offset_of(0, 0, r, e), draw_bits(c, type, 0, static_cast<std::uint64_t>(r * spec.d + e), scales[static_cast<std::size_t>(e)]));
+      draw_values(table, c, Selection{}, 0, spec.rows, scales);
       call.inputs.push_back(std::move(table));
       call.outputs.push_back(make_buffer(type, {batch, seq, 1, spec.d}, "bshd", 0, output_slot(0)));
       break;

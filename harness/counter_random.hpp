@@ -14,8 +14,19 @@ inline std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// counter_hash(seed, stream, index) with the half that depends on (seed, stream) alone formed
+// once, for loops over the index.
+class CounterKey {
+ public:
+  CounterKey(std::uint64_t seed, std::uint64_t stream) : mixed_(mix64(seed + 0x9e3779b97f4a7c15ull * (stream + 1))), stream_(stream) {}
+  std::uint64_t operator()(std::uint64_t index) const { return mix64(mixed_ ^ (index * 0xd1b54a32d192ed03ull + stream_)); }
+
+ private:
+  std::uint64_t mixed_, stream_;
+};
+
 inline std::uint64_t counter_hash(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
-  return mix64(mix64(seed + 0x9e3779b97f4a7c15ull * (stream + 1)) ^ (index * 0xd1b54a32d192ed03ull + stream));
+  return CounterKey(seed, stream)(index);
 }
 
 // A uniform double in [0, 1) from the top 53 bits.

@@ -9,6 +9,7 @@ namespace peconform::harness {
 void ElementTally::merge(const ElementTally& other) {
   stats.merge(other.stats);
   failing += other.failing;
+  escalation_seconds += other.escalation_seconds;
   if (other.first_ && (!first_ || other.first_key_ < first_key_)) {
     first_ = other.first_;
     first_key_ = other.first_key_;
@@ -22,6 +23,7 @@ CaseVerdict ElementTally::verdict() const {
   out.stats.failed_cases = failing > 0 ? 1 : 0;
   out.failing_elements = failing;
   out.first_failure = first_;
+  out.escalation_seconds = escalation_seconds;
   return out;
 }
 

@@ -23,6 +23,7 @@ class ElementTally {
  public:
   CellStats stats;
   std::uint64_t failing = 0;
+  double escalation_seconds = 0;
 
   // A bounded element: its error against its bound, at `position` (for the position plot).
   [[gnu::always_inline]] void bounded(double error, double bound, double ulps, int position_bin) {

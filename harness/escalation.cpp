@@ -1,5 +1,7 @@
 #include "harness/escalation.hpp"
 
+#include <chrono>
+
 #include "precision/error_model.hpp"
 #include "backends/reference_tiers.hpp"
 
@@ -12,6 +14,7 @@ Escalation::Decision Escalation::decide(const Point& point, std::span<const Wide
   Decision decision{};
 #pragma omp critical(peconform_escalation)
   {
+    const auto start = std::chrono::steady_clock::now();
     if (!exact_) {
       exact_ = exact_tier().prepare(call_.spec, call_.sequence_length);
       fast_ = std::make_unique<Reference<FastReal>>(call_.spec, call_.sequence_length);
@@ -21,6 +24,7 @@ Escalation::Decision Escalation::decide(const Point& point, std::span<const Wide
     const Wide error = abs(Wide(actual) - exact);
     decision.ratio = bound > 0 ? static_cast<double>(error / bound) : (error > 0 ? INFINITY : 0.0);
     decision.reference = static_cast<double>(exact);
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   return decision;
 }

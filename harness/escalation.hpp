@@ -20,11 +20,14 @@ class Escalation {
     double reference;   // the exact value, rounded to double
   };
   Decision decide(const Point& point, std::span<const Wide> input, std::size_t element, double actual);
+  // Time spent in decide, the exact tier built on first use included.
+  double seconds() const { return seconds_; }
 
  private:
   const KernelCall& call_;
   std::unique_ptr<Evaluator> exact_;
   std::unique_ptr<Reference<FastReal>> fast_;
+  double seconds_ = 0;
 };
 
 }  // namespace peconform::harness

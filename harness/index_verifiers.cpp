@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include "harness/family_verifiers.hpp"
+#include "harness/parallel_work.hpp"
 #include "harness/typed_access.hpp"
 #include "reference/relative_bias.hpp"
 
@@ -21,7 +22,7 @@ ElementTally verify_indices(const KernelCall& call) {
     expected[static_cast<std::size_t>(k)] = spec.family == Family::t5 ? t5_bucket<FastReal>(spec, 0, lowest + k)
                                                                       : T5Bucket{shaw_index(spec, 0, lowest + k), false};
   std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
-#pragma omp parallel
+#pragma omp parallel if (worth_a_team(call.rows * call.keys))
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(static)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
+#include <optional>
 #include <omp.h>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "harness/element_tally.hpp"
 #include "harness/escalation.hpp"
 #include "harness/family_verifiers.hpp"
+#include "harness/parallel_work.hpp"
+#include "harness/rotary_row_screen.hpp"
 #include "harness/screened_cos_sin.hpp"
 #include "harness/typed_access.hpp"
 #include "reference/rotary.hpp"
@@ -46,20 +49,23 @@ struct TokenPair {
   RotaryBoundTerms<double> angle_free;
 };
 
-// The fast path's view of a TokenPair, compact so that a row's pairs stay in cache.
-struct FastPair {
-  std::int64_t a = 0, b = 0, in_a = 0, in_b = 0;
-  double cos = 0, sin = 0, amplitude = 0, relative = 0, reference_relative = 0;
-  double claim_scale = 0;  // +inf where the fast path must not decide (the binary128 pairs)
+// The fast path's view of one token's pairs (rotary_row_screen.hpp), in padded arrays.
+struct FastToken {
+  explicit FastToken(std::size_t pairs)
+      : cos(padded_pairs(pairs)), sin(cos.size()), amplitude(cos.size()), relative(cos.size()), reference_relative(cos.size()),
+        claim_scale(cos.size()) {}
+  std::vector<double> cos, sin, amplitude, relative, reference_relative, claim_scale;
+  RowScreenPairs view() const {
+    return {cos.data(), sin.data(), amplitude.data(), relative.data(), reference_relative.data(), claim_scale.data()};
+  }
 };
 
-// Below this amplitude (or A r) the double screen's underflow would be as large as the kernel's
-// own subnormal error.
-constexpr double kSmallestScreenedAmplitude = 0x1p-900;
-
-// Rounding the double evaluation of the bound itself could shave a few ulps off it; this keeps
-// the screen's bound at or above the true one.
-constexpr double kBoundRounding = 1 + 0x1p-40;
+// One row's values for the fast path and what it returns, in padded arrays (one set per thread).
+struct FastRow {
+  explicit FastRow(std::size_t pairs)
+      : xa(padded_pairs(pairs)), xb(xa.size()), ya(xa.size()), yb(xa.size()), ratio_a(xa.size()), ratio_b(xa.size()) {}
+  std::vector<double> xa, xb, ya, yb, ratio_a, ratio_b;
+};
 
 std::vector<PairConstants> pair_constants(const KernelCall& call, const Reference<FastReal>& reference) {
   const Spec& spec = call.spec;
@@ -86,40 +92,46 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   // xPos's factor in binary128, so that the screen's amplitude is off by one rounding to double.
   const Wide log_xpos_wide = spec.family == Family::xpos ? Wide(point.c[0]) * pair.log_zeta : Wide(0);
   const double log_xpos = static_cast<double>(log_xpos_wide);
-  const double xpos = spec.family == Family::xpos ? static_cast<double>(exp(log_xpos_wide)) : 1.0;
+  // One binary128 exp per pair and token (it is the costliest step here).
+  const Wide xpos_wide = spec.family == Family::xpos ? exp(log_xpos_wide) : Wide(1);
+  const double xpos = static_cast<double>(xpos_wide);
+  const Wide amplitude_wide = spec.family == Family::xpos ? attention * xpos_wide : attention;
   TokenPair t;
-  t.amplitude = static_cast<double>(spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention);
+  t.amplitude = static_cast<double>(amplitude_wide);
   t.cos = cs.cos * t.amplitude;
   t.sin = spec.sign * cs.sin * t.amplitude;
-  t.terms = rotary_bound_terms<double>(spec, std::abs(static_cast<double>(angle)), log_xpos,
+  t.angle = cs.magnitude;
+  t.terms = rotary_bound_terms<double>(spec, t.angle, log_xpos,
                                        static_cast<double>(pair.growth) * kBoundRounding);
   t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
   t.reference_relative = 1.4143 * cs.error + 6 * 0x1p-53;
-  t.angle = std::abs(static_cast<double>(angle));
   t.log_xpos = log_xpos;
   t.growth = pair.growth;
   if (!t.terms.constrains()) t.angle_free = rotary_bound_terms<double>(spec, 0.0, log_xpos, 0.0);
   if (t.amplitude < kSmallestScreenedAmplitude) {
-    const Wide amplitude = spec.family == Family::xpos ? attention * exp(log_xpos_wide) : attention;
     t.in_binary128 = true;
-    t.amplitude_wide = amplitude;
-    t.cos_wide = Wide(cs.cos) * amplitude;
-    t.sin_wide = Wide(spec.sign * cs.sin) * amplitude;
+    t.amplitude_wide = amplitude_wide;
+    t.cos_wide = Wide(cs.cos) * amplitude_wide;
+    t.sin_wide = Wide(spec.sign * cs.sin) * amplitude_wide;
     t.reference_relative = 1.4143 * cs.error + 0x1p-100;  // binary128's roundings, generously
   }
   return t;
 }
 
-FastPair fast_pair(const PairConstants& pair, const TokenPair& t) {
+void set_fast_pair(FastToken& fast, std::size_t j, const TokenPair& t) {
   // The claim test becomes claim_scale max(r, 1) < largest / (1 + 2^-6); the scale grows by
   // 2^-50 to cover that division's rounding, so the fast path stays inside the claim.
-  // A pair whose bound constrains nothing goes to the full check, which counts it unconstrained.
+  // A pair whose bound constrains nothing goes to the full check, which counts it unconstrained,
+  // and so does one formed in binary128 (claim_scale +inf: never decided).
   const bool screened = !t.in_binary128 && t.terms.constrains();
-  return {static_cast<std::int64_t>(pair.a), static_cast<std::int64_t>(pair.b), static_cast<std::int64_t>(pair.in_a),
-          static_cast<std::int64_t>(pair.in_b), t.cos, t.sin, t.amplitude, t.terms.relative,
-          t.reference_relative, screened ? t.claim_scale * (1 + 0x1p-50) : std::numeric_limits<double>::infinity()};
+  fast.cos[j] = t.cos;
+  fast.sin[j] = t.sin;
+  fast.amplitude[j] = t.amplitude;
+  fast.relative[j] = t.terms.relative;
+  fast.reference_relative[j] = t.reference_relative;
+  fast.claim_scale[j] = screened ? t.claim_scale * (1 + 0x1p-50) : std::numeric_limits<double>::infinity();
 }
 
 // Past the horizon the bound reaches A r and says nothing of the angle; it still says something
@@ -175,7 +187,7 @@ NormCheck check_norm(const Spec& spec, const TokenPair& t, double ya, double yb,
 
 template <class Access>
 void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs, const std::vector<std::size_t>& pass_through,
-                 const std::vector<TokenPair>& token, const std::vector<FastPair>& fast, std::int64_t b, std::int64_t s,
+                 const std::vector<TokenPair>& token, const FastToken& fast, FastRow& values, std::int64_t b, std::int64_t s,
                  const Point& point, Escalation& escalation, std::vector<std::size_t>& slow, ElementTally& tally) {
   const Spec& spec = call.spec;
   const ElementType type = element_type(spec.dtype);
@@ -183,9 +195,9 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
   const UlpFormat format = ulp_format(type);
   // Terms that depend on the spec alone.
   const RotaryBoundTerms<double> constant = rotary_bound_terms<double>(spec, 0.0, 0.0, 0.0);
-  const double per_norm = constant.per_norm, absolute = constant.absolute;
-  const double final = constant.final, store_absolute = constant.store_absolute;
-  const double claim_limit = constant.largest / (1 + 0x1p-6);
+  const RowScreenConstants screen_constants{constant.per_norm,       constant.absolute, constant.final,
+                                            constant.store_absolute, constant.largest / (1 + 0x1p-6), format.mantissa_bits,
+                                            format.min_exponent};
   std::array<std::uint64_t, kRatioBins>& histogram = tally.stats.ratio_histogram;
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
     const Buffer& in = call.inputs[o];
@@ -217,49 +229,37 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           return describe(held.empty() ? "mismatch" : held, e, hex_and_decimal(x), x, at, INFINITY, 0);
         });
       }
-      // The fast path: every pair whose two elements the screen decides as passes, with finite
-      // values, a bound that constrains them and nothing near double's subnormals, is tallied
-      // here in one tight loop; anything else goes to the full check below.
+      // The fast path (rotary_row_screen.hpp): every pair whose two elements the screen decides
+      // as passes is tallied from the vectorised screen; anything else goes to the full check below.
       const std::int64_t in_base = in.offset_of(b, s, h, 0), out_base = out.offset_of(b, s, h, 0);
       const std::int64_t in_step = in.stride[3], out_step = out.stride[3];
       const auto* const x = Access::pointer(in) + in_base;
       const auto* const y = Access::pointer(out) + out_base;
-      // The per-cell statistics gathered locally and folded in once per row.
-      double worst = 0, most_ulps = 0;
-      std::uint64_t decided_elements = 0;
       for (std::size_t j = 0; j < pairs.size(); ++j) {
-        const FastPair& t = fast[j];
-        const double xa = Access::load(x, t.in_a * in_step), xb = Access::load(x, t.in_b * in_step);
-        const double ya = Access::load(y, t.a * out_step), yb = Access::load(y, t.b * out_step);
-        const double r = std::sqrt(xa * xa + xb * xb);
-        const double scale = t.amplitude * r;
-        const double before_rounding = (scale * t.relative + r * per_norm + absolute) * (1 + final) + store_absolute;
-        const double screen = scale * t.reference_relative;
-        const double ra = xa * t.cos - xb * t.sin, rb = xa * t.sin + xb * t.cos;
-        // The final rounding is relative to the element; |y_e| <= |reference| + screen.
-        const double bound_a = (before_rounding + final * (std::abs(ra) + screen)) * kBoundRounding;
-        const double bound_b = (before_rounding + final * (std::abs(rb) + screen)) * kBoundRounding;
-        const double da = std::abs(ya - ra), db = std::abs(yb - rb);
-        const bool decided = t.claim_scale * std::max(r, 1.0) < claim_limit && scale >= kSmallestScreenedAmplitude &&
-                             xa * xa + xb * xb > 0x1p-900 &&  // squares clear of double's subnormals
-                             da + screen <= bound_a && db + screen <= bound_b;  // false for NaN
-        if (!decided) {
+        const PairConstants& pair = pairs[j];
+        values.xa[j] = Access::load(x, static_cast<std::int64_t>(pair.in_a) * in_step);
+        values.xb[j] = Access::load(x, static_cast<std::int64_t>(pair.in_b) * in_step);
+        values.ya[j] = Access::load(y, static_cast<std::int64_t>(pair.a) * out_step);
+        values.yb[j] = Access::load(y, static_cast<std::int64_t>(pair.b) * out_step);
+      }
+      const RowScreenSummary screened =
+          screen_rotary_row(fast.view(), {values.xa.data(), values.xb.data(), values.ya.data(), values.yb.data()}, pairs.size(),
+                            screen_constants, {values.ratio_a.data(), values.ratio_b.data()});
+      for (std::size_t j = 0; j < pairs.size(); ++j) {
+        if (values.ratio_a[j] < 0) {
           slow[slow_count++] = j;
           continue;
         }
-        const double ratio_a = da / bound_a, ratio_b = db / bound_b;
-        worst = std::max(worst, std::max(ratio_a, ratio_b));
-        most_ulps = std::max(most_ulps, std::max(ulps_between(ya, ra, format), ulps_between(yb, rb, format)));
-        ++histogram[static_cast<std::size_t>(ratio_bin(ratio_a))];
-        ++histogram[static_cast<std::size_t>(ratio_bin(ratio_b))];
-        decided_elements += 2;
+        ++histogram[static_cast<std::size_t>(ratio_bin(values.ratio_a[j]))];
+        ++histogram[static_cast<std::size_t>(ratio_bin(values.ratio_b[j]))];
       }
+      const std::uint64_t decided_elements = 2 * screened.decided_pairs;
       tally.stats.elements += decided_elements;
       tally.stats.bounded_elements += decided_elements;
-      tally.stats.worst_ratio = std::max(tally.stats.worst_ratio, worst);
-      tally.stats.max_ulp = std::max(tally.stats.max_ulp, most_ulps);
+      tally.stats.worst_ratio = std::max(tally.stats.worst_ratio, screened.worst_ratio);
+      tally.stats.max_ulp = std::max(tally.stats.max_ulp, screened.most_ulps);
       double& at_position = tally.stats.worst_ratio_by_position[static_cast<std::size_t>(bin)];
-      at_position = std::max(at_position, worst);
+      at_position = std::max(at_position, screened.worst_ratio);
       for (std::size_t k = 0; k < slow_count; ++k) {
         const std::size_t j = slow[k];
         const PairConstants& pair = pairs[j];
@@ -417,27 +417,37 @@ ElementTally verify_rotary(const KernelCall& call) {
   Escalation escalation(call);
   const std::int64_t batch = call.outputs[0].shape[0], seq = call.outputs[0].shape[1];
   std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
-#pragma omp parallel
+  std::int64_t elements = 0;
+  for (const Buffer& out : call.outputs) elements += out.shape[0] * out.shape[1] * out.shape[2] * out.shape[3];
+#pragma omp parallel if (worth_a_team(elements))
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
     std::vector<TokenPair> token(pairs.size());
-    std::vector<FastPair> fast(pairs.size());
+    FastToken fast(pairs.size());
+    FastRow values(pairs.size());
     std::vector<std::size_t> slow(pairs.size());  // the pairs of one row the fast path left
+    std::optional<Point> formed;  // the point `token` and `fast` hold
+    // Sequence-major, batch rows inner: rows whose ids repeat the same positions (run-mode ids)
+    // follow each other and share one forming of their pairs, the binary128 part of the check.
 #pragma omp for schedule(static)
     for (std::int64_t t = 0; t < batch * seq; ++t) {
-      const std::int64_t b = t / seq, s = t % seq;
+      const std::int64_t b = t % batch, s = t / batch;
       const Point point = token_point(call, b, s);
-      for (std::size_t j = 0; j < pairs.size(); ++j) {
-        token[j] = token_pair(spec, pairs[j], point, attention);
-        fast[j] = fast_pair(pairs[j], token[j]);
+      if (point != formed) {
+        for (std::size_t j = 0; j < pairs.size(); ++j) {
+          token[j] = token_pair(spec, pairs[j], point, attention);
+          set_fast_pair(fast, j, token[j]);
+        }
+        formed = point;
       }
       with_typed_access(spec.dtype, [&](auto access) {
-        check_token<decltype(access)>(call, pairs, pass_through, token, fast, b, s, point, escalation, slow, tally);
+        check_token<decltype(access)>(call, pairs, pass_through, token, fast, values, b, s, point, escalation, slow, tally);
       });
     }
   }
   ElementTally total;
   for (const ElementTally& tally : tallies) total.merge(tally);
+  total.escalation_seconds = escalation.seconds();
   return total;
 }
 

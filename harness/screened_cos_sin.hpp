@@ -18,6 +18,7 @@ namespace peconform::harness {
 struct ScreenedCosSin {
   double cos = 0, sin = 0;
   double error = 0;  // bound on |cos - cos(phi)| and on |sin - sin(phi)|
+  double magnitude = 0;  // |phi| rounded to double
 };
 
 ScreenedCosSin screened_cos_sin(const Wide& angle);

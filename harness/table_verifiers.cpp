@@ -8,6 +8,7 @@
 #include "precision/error_model.hpp"
 #include "harness/escalation.hpp"
 #include "harness/family_verifiers.hpp"
+#include "harness/parallel_work.hpp"
 #include "harness/screened_cos_sin.hpp"
 #include "harness/typed_access.hpp"
 #include "reference/element_scales.hpp"
@@ -64,7 +65,7 @@ ElementTally verify_sinusoid(const KernelCall& call) {
   std::vector<double> growth;
   for (int index = 0; index <= spec.d / 2; ++index) growth.push_back(angle_growth<double>(spec, index));
   std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
-#pragma omp parallel
+#pragma omp parallel if (worth_a_team(call.rows * spec.d))
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(static)
@@ -123,6 +124,7 @@ ElementTally verify_sinusoid(const KernelCall& call) {
   }
   ElementTally total;
   for (const ElementTally& tally : tallies) total.merge(tally);
+  total.escalation_seconds = escalation.seconds();
   return total;
 }
 
@@ -138,7 +140,7 @@ ElementTally verify_alibi(const KernelCall& call) {
   Escalation escalation(call);
   std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
   const std::int64_t heads = out.shape[1];
-#pragma omp parallel
+#pragma omp parallel if (worth_a_team(heads * call.rows * call.keys))
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for collapse(2) schedule(static)
@@ -193,6 +195,7 @@ ElementTally verify_alibi(const KernelCall& call) {
   }
   ElementTally total;
   for (const ElementTally& tally : tallies) total.merge(tally);
+  total.escalation_seconds = escalation.seconds();
   return total;
 }
 

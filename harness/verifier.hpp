@@ -28,6 +28,7 @@ struct CaseVerdict {
   CellStats stats;  // this case's counts; cases = 1, worst_case left to the caller
   std::uint64_t failing_elements = 0;
   std::optional<ElementFailure> first_failure;  // the lowest (operand, element) that failed
+  double escalation_seconds = 0;                // of the verifier's time, spent in the exact tier
   bool failed() const { return failing_elements > 0; }
 };
 
