@@ -52,11 +52,20 @@ def test_bf16_goes_through_torch():
 def test_a_table_and_a_bias():
     freq = 10000.0 ** (-np.arange(0, D, 2, dtype=np.float64) / D)
 
-    def table(positions):
-        angles = positions.astype(np.float64)[:, None] * freq
-        return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+    def table_in(dtype):
+        def table(positions):
+            angles = positions.astype(np.float64)[:, None] * freq
+            return np.concatenate([np.sin(angles), np.cos(angles)], axis=1).astype(dtype)
 
-    assert peconform.properties(table, kind="table", d=D, dtype="fp64", pairing="half", cases=30)
+        return table
+
+    # A float64 angle stored as float32 meets exact-angle while p * theta stays far below 2^29
+    # (its rounding, p * theta * 2^-53, is then well under half an ulp of float32)...
+    assert peconform.properties(table_in(np.float32), kind="table", d=D, dtype="fp32", pairing="half", max_position=2**16,
+                                cases=30)
+    # ...but not stored as float64 at long positions, where exact-angle asks for the angle to 2^-53.
+    as_fp64 = peconform.properties(table_in(np.float64), kind="table", d=D, dtype="fp64", pairing="half", cases=30)
+    assert "sinusoidShiftIsAFixedBlockRotation" in as_fp64.failed
 
     def bias_on_sum(queries, keys):
         return -np.abs(queries + keys).astype(np.float64)[:, None] * np.ones((1, 4))
