@@ -32,7 +32,6 @@ class PythonTensorBackend final : public TensorBackend {
   PythonTensorBackend(py::object callable, std::string name, std::vector<SpecPattern> patterns, CallsTaken takes, ArrayKind arrays,
                       std::atomic<bool>& stop)
       : callable_(std::move(callable)), name_(std::move(name)), patterns_(std::move(patterns)), takes_(takes), arrays_(arrays), stop_(stop) {
-    takes_.key_operand = false;  // the callable takes one x
   }
 
   // The callable goes with the GIL held: the campaign may drop the backend with it released.
@@ -66,19 +65,26 @@ class PythonTensorBackend final : public TensorBackend {
                                   patterns_.front().text()));
     if (call.spec.dtype == Dtype::bf16 && arrays_ == ArrayKind::numpy)
       throw SpecError(fmt::format("{} is bf16, which NumPy cannot hold: check it with array=\"torch\"", call.spec.canonical()));
-    if (call.outputs.size() != 1)
-      throw SpecError(fmt::format("'{}' takes one operand per call; the call has {}", name_, call.outputs.size()));
     const Family family = call.spec.family;
-    plugin::TensorView output;
-    plugin::view_of(output, call.outputs[0], call.spec.dtype, plugin::shown_axes(family, false));
-
+    // A rotary call with queries and keys (GQA) calls fn once for each, q first, with the same
+    // positions, as a model applies one rotation to both.
+    if (!is_rotary(family) && call.outputs.size() != 1)
+      throw SpecError(fmt::format("'{}' takes one operand per call; the call has {}", name_, call.outputs.size()));
     py::gil_scoped_acquire gil;
     const py::object spec = py::cast(call.spec);
+    for (std::size_t operand = 0; operand < call.outputs.size(); ++operand) run_operand(call, operand, spec);
+  }
+
+ private:
+  void run_operand(KernelCall& call, std::size_t operand, const py::object& spec) const {
+    const Family family = call.spec.family;
+    plugin::TensorView output;
+    plugin::view_of(output, call.outputs[operand], call.spec.dtype, plugin::shown_axes(family, false));
     py::object returned;
     try {
       if (is_rotary(family) || family == Family::learned) {
         plugin::TensorView input;
-        Buffer& x = call.in_place && is_rotary(family) ? call.outputs[0] : call.inputs[0];
+        Buffer& x = call.in_place && is_rotary(family) ? call.outputs[operand] : call.inputs[operand];
         plugin::view_of(input, x, call.spec.dtype, plugin::shown_axes(family, true));
         returned = callable_(array_over(input.tensor, arrays_), positions(call), spec);
       } else if (family == Family::sinusoidal || family == Family::xl) {
@@ -101,7 +107,6 @@ class PythonTensorBackend final : public TensorBackend {
     }
   }
 
- private:
   // The ids as the callable's positions: the call's own buffer when it needs no offset.
   py::object positions(KernelCall& call) const {
     std::vector<std::int64_t> shape{call.batch, call.seq};
