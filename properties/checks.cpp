@@ -248,7 +248,8 @@ std::vector<std::vector<std::size_t>> rotary_terms(const Spec& spec) {
 }
 
 void require_equal_products_by_term(const Evaluation& a, const Evaluation& b, const Evaluation& c, const Evaluation& d,
-                                    const std::vector<std::vector<std::size_t>>& terms, const std::string& relation) {
+                                    const std::vector<std::vector<std::size_t>>& terms, const std::string& relation,
+                                    const std::string& case_text) {
   std::vector<std::size_t> kept;
   std::uint64_t dropped = 0;
   for (const std::vector<std::size_t>& term : terms) {
@@ -262,10 +263,10 @@ void require_equal_products_by_term(const Evaluation& a, const Evaluation& b, co
   }
   count_unconstrained(dropped);
   if (kept.empty()) return;
-  const std::string case_text = fmt::format("{}; {}; {}; {}", a.case_text(), b.case_text(), c.case_text(), d.case_text());
   const InnerProduct lhs = inner_product(a, b, kept), rhs = inner_product(c, d, kept);
   require_close(lhs.value, rhs.value, lhs.tolerance + rhs.tolerance, [&] {
-    return Site{relation, case_text,
+    return Site{relation,
+                case_text.empty() ? fmt::format("{}; {}; {}; {}", a.case_text(), b.case_text(), c.case_text(), d.case_text()) : case_text,
                 fmt::format("the inner product over {} of {} terms ({} unconstrained, left out)", terms.size() - dropped,
                             terms.size(), dropped),
                 "(see case)", Dtype::fp64};

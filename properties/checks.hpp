@@ -118,9 +118,11 @@ void require_equal_products(const InnerProduct& lhs, const InnerProduct& rhs, co
 std::vector<std::vector<std::size_t>> rotary_terms(const Spec& spec);
 // <a, b> = <c, d> where the relation holds term by term: a term with an unconstrained element
 // in any of the four evaluations is dropped and counted, the others are summed on both sides
-// and compared within both tolerances. When every term drops, nothing is compared.
+// and compared within both tolerances. When every term drops, nothing is compared. A failure
+// names the case as `case_text`, or as the four evaluations' case texts when it is empty.
 void require_equal_products_by_term(const Evaluation& a, const Evaluation& b, const Evaluation& c, const Evaluation& d,
-                                    const std::vector<std::vector<std::size_t>>& terms, const std::string& relation);
+                                    const std::vector<std::vector<std::size_t>>& terms, const std::string& relation,
+                                    const std::string& case_text = {});
 
 // Fails unless two evaluations agree element by element within both bounds.
 void require_same_values(const Evaluation& lhs, const Evaluation& rhs, const std::string& relation);

@@ -39,28 +39,7 @@ std::vector<std::vector<std::size_t>> terms_of(const RelationSubject& subject) {
 // products' tolerances (inner_product: sum of B_a |b| + (|a| + B_a) B_b plus its rounding).
 void require_equal_products(const RelationSubject& subject, const Evaluation& a, const Evaluation& b, const Evaluation& c,
                             const Evaluation& d, const std::string& relation) {
-  const std::vector<std::vector<std::size_t>> terms = terms_of(subject);
-  std::vector<std::size_t> kept;
-  std::uint64_t dropped = 0;
-  for (const std::vector<std::size_t>& term : terms) {
-    const bool constrained = std::all_of(term.begin(), term.end(), [&](std::size_t e) {
-      return isfinite(a.bounds[e]) && isfinite(b.bounds[e]) && isfinite(c.bounds[e]) && isfinite(d.bounds[e]);
-    });
-    if (constrained)
-      kept.insert(kept.end(), term.begin(), term.end());
-    else
-      ++dropped;
-  }
-  count_unconstrained(dropped);
-  if (kept.empty()) return;
-  const InnerProduct lhs = inner_product(a, b, kept), rhs = inner_product(c, d, kept);
-  require_close(lhs.value, rhs.value, lhs.tolerance + rhs.tolerance, [&] {
-    return Site{relation,
-                subject.case_text({a.point, b.point, c.point, d.point}),
-                fmt::format("the inner product over {} of {} terms ({} unconstrained, left out)", terms.size() - dropped,
-                            terms.size(), dropped),
-                "(see case)", Dtype::fp64};
-  });
+  require_equal_products_by_term(a, b, c, d, terms_of(subject), relation, subject.case_text({a.point, b.point, c.point, d.point}));
 }
 
 std::string group_text(const std::vector<std::size_t>& group) {

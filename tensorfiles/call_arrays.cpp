@@ -45,19 +45,6 @@ std::string storage_note(ElementType type) {
   return "fp32";
 }
 
-std::string array_name(const KernelCall& call, int slot) {
-  const bool output = slot >= kMaxOperands;
-  switch (call.spec.family) {
-    case Family::learned: return output ? "out" : "table";
-    case Family::sinusoidal:
-    case Family::xl: return "table";
-    case Family::alibi: return "bias";
-    case Family::t5:
-    case Family::shaw: return "index";
-    default: return (output ? slot - kMaxOperands : slot) == 0 ? "q" : "k";
-  }
-}
-
 std::vector<std::int64_t> shown_shape(const Buffer& buffer, Family family, bool input) {
   const auto& shape = buffer.shape;
   if (is_rotary(family)) return {shape[0], shape[1], shape[2], shape[3]};

@@ -20,10 +20,6 @@ std::string storage_descr(ElementType type);
 // What the manifest says of that storage: "fp32", or "bf16 bits as uint16".
 std::string storage_note(ElementType type);
 
-// The name the verifier gives buffer `slot` of the call (q, k, table, out, bias, index), which
-// its failures name too.
-std::string array_name(const KernelCall& call, int slot);
-
 // The shape the file route shows for `buffer` (an input when `input`) of `family`.
 std::vector<std::int64_t> shown_shape(const Buffer& buffer, Family family, bool input);
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "harness/case_call.hpp"
+#include "harness/element_tally.hpp"
 #include "spec/spec_error.hpp"
 #include "tensorfiles/call_arrays.hpp"
 #include "tensorfiles/file_route.hpp"
@@ -38,7 +39,7 @@ ManifestCase export_case(const std::filesystem::path& out, std::uint64_t index, 
   std::filesystem::create_directories(out / folder);
   for (std::size_t o = 0; o < call.inputs.size(); ++o) {
     const Buffer& input = call.inputs[o];
-    c.inputs.push_back(write_array(out, folder, "in_" + array_name(call, input_slot(o)), storage_descr(input.type),
+    c.inputs.push_back(write_array(out, folder, "in_" + harness::buffer_name(call, input_slot(o)), storage_descr(input.type),
                                    shown_shape(input, family, true), storage_note(input.type), logical_bytes(input)));
   }
   if (is_rotary(family) || family == Family::learned) {
@@ -48,7 +49,7 @@ ManifestCase export_case(const std::filesystem::path& out, std::uint64_t index, 
   }
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
     const Buffer& output = call.outputs[o];
-    const std::string name = array_name(call, output_slot(o));
+    const std::string name = harness::buffer_name(call, output_slot(o));
     c.outputs.push_back({name, fmt::format("{}/{}.npy", folder, name == "out" ? name : "out_" + name), storage_descr(output.type),
                          shown_shape(output, family, false), storage_note(output.type)});
   }
