@@ -1,6 +1,7 @@
 // peconform._check: the campaign (harness/campaign.hpp) with a Python callable as its backend,
 // run with the GIL released; python/peconform/__init__.py's check() wraps it in CheckResult.
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,20 @@ class InterruptScope {
   void (*previous_)(int) = SIG_DFL;
 };
 
+// The OpenMP team's size for one check(), and the caller's put back after it however it ends.
+class ThreadCountScope {
+ public:
+  explicit ThreadCountScope(std::optional<int> threads) : previous_(omp_get_max_threads()) {
+    if (threads) omp_set_num_threads(*threads);
+  }
+  ~ThreadCountScope() { omp_set_num_threads(previous_); }
+  ThreadCountScope(const ThreadCountScope&) = delete;
+  ThreadCountScope& operator=(const ThreadCountScope&) = delete;
+
+ private:
+  int previous_;
+};
+
 // A case string as a Python literal, for the replay line.
 std::string python_literal(const std::string& text) {
   std::string out = "'";
@@ -81,6 +96,12 @@ py::dict run_check(const py::object& callable, const std::string& name, const st
                    const std::filesystem::path& regressions, bool save_regressions, std::optional<double> time_budget,
                    std::optional<std::uint64_t> max_failures, std::optional<int> threads) {
   if (!PyCallable_Check(callable.ptr())) throw py::type_error("check() needs a callable as fn");
+  // What `peconform run` refuses, refused here too: a run that checks nothing must not look conformant.
+  if (cases && *cases == 0) throw SpecError("cases is 0; check() runs no properties, so it needs at least 1 case");
+  if (max_failures && *max_failures == 0) throw SpecError("max_failures is 0; expected 1 or more");
+  if (time_budget && !(*time_budget > 0 && std::isfinite(*time_budget)))
+    throw SpecError(fmt::format("time_budget is {}; expected a positive number of seconds", *time_budget));
+  if (threads && (*threads < 1 || *threads > 4096)) throw SpecError(fmt::format("threads is {}; expected 1 to 4096", *threads));
   const ArrayKind arrays = array_kind_named(array);
   CallsTaken takes;
   if (place && *place != "in" && *place != "out") throw py::value_error(fmt::format("place is '{}'; expected 'in', 'out' or None (both)", *place));
@@ -108,7 +129,7 @@ py::dict run_check(const py::object& callable, const std::string& name, const st
   options.max_failures = max_failures;
   // Properties need a point evaluator, which a callable of whole calls does not have.
   options.run_properties = false;
-  if (threads) omp_set_num_threads(*threads);
+  const ThreadCountScope thread_count(threads);
 
   const std::vector<SpecPattern> patterns = patterns_of(spec);
   refuse_numpy_bf16(arrays, patterns, options.filters.dtypes);

@@ -17,14 +17,16 @@ namespace {
 constexpr const char* kCapsuleName = "dltensor";
 constexpr const char* kUsedCapsuleName = "used_dltensor";  // the name a consumer gives a capsule it took
 
-// A DLManagedTensor that owns its shape and strides; the memory is the call's.
+// A DLManagedTensor that owns its shape and strides and a reference to the memory's owner.
 struct Exported {
   DLManagedTensor managed{};
   std::vector<std::int64_t> shape, strides;
+  py::object owner;
 };
 
-DLManagedTensor* export_tensor(const DLTensor& tensor) {
+DLManagedTensor* export_tensor(const DLTensor& tensor, const py::object& owner) {
   auto exported = std::make_unique<Exported>();
+  exported->owner = owner;
   const auto ndim = static_cast<std::size_t>(tensor.ndim);
   exported->shape.assign(tensor.shape, tensor.shape + ndim);
   exported->strides.assign(tensor.strides, tensor.strides + ndim);
@@ -32,7 +34,11 @@ DLManagedTensor* export_tensor(const DLTensor& tensor) {
   exported->managed.dl_tensor.shape = exported->shape.data();
   exported->managed.dl_tensor.strides = exported->strides.data();
   exported->managed.manager_ctx = exported.get();
-  exported->managed.deleter = [](DLManagedTensor* self) { delete static_cast<Exported*>(self->manager_ctx); };
+  // A consumer may free the tensor from any thread: the owner's reference goes with the GIL.
+  exported->managed.deleter = [](DLManagedTensor* self) {
+    const py::gil_scoped_acquire gil;
+    delete static_cast<Exported*>(self->manager_ctx);
+  };
   return &exported.release()->managed;
 }
 
@@ -50,17 +56,19 @@ void delete_unconsumed(PyObject* capsule) {
 // What the producers' from_dlpack functions take: an object with __dlpack__ and __dlpack_device__.
 class DLPackView {
  public:
-  explicit DLPackView(const DLTensor& tensor) : tensor_(tensor), shape_(tensor.shape, tensor.shape + tensor.ndim),
-                                               strides_(tensor.strides, tensor.strides + tensor.ndim) {
+  DLPackView(const DLTensor& tensor, py::object owner)
+      : tensor_(tensor), shape_(tensor.shape, tensor.shape + tensor.ndim), strides_(tensor.strides, tensor.strides + tensor.ndim),
+        owner_(std::move(owner)) {
     tensor_.shape = shape_.data();
     tensor_.strides = strides_.data();
   }
-  py::capsule dlpack(const py::object&) const { return py::capsule(export_tensor(tensor_), kCapsuleName, delete_unconsumed); }
+  py::capsule dlpack(const py::object&) const { return py::capsule(export_tensor(tensor_, owner_), kCapsuleName, delete_unconsumed); }
   py::tuple device() const { return py::make_tuple(static_cast<int>(tensor_.device.device_type), tensor_.device.device_id); }
 
  private:
   DLTensor tensor_;
   std::vector<std::int64_t> shape_, strides_;
+  py::object owner_;
 };
 
 py::object from_dlpack(ArrayKind kind) {
@@ -115,8 +123,26 @@ void register_dlpack_view(py::module_& module) {
       .def("__dlpack_device__", &DLPackView::device);
 }
 
-py::object array_over(const DLTensor& tensor, ArrayKind kind) {
-  if (kind == ArrayKind::torch) return from_dlpack(kind)(py::cast(DLPackView(tensor)));
+StagedMemory::StagedMemory(void* data, std::size_t size) : data_(static_cast<std::byte*>(data)), size_(size) {
+  py::array_t<std::uint8_t> staged(static_cast<py::ssize_t>(size));
+  staged_data_ = reinterpret_cast<std::byte*>(staged.mutable_data());
+  std::memcpy(staged_data_, data_, size_);
+  staged_ = std::move(staged);
+}
+
+DLTensor StagedMemory::over(const DLTensor& tensor) const {
+  DLTensor staged = tensor;
+  const auto offset = static_cast<std::byte*>(tensor.data) - data_;
+  staged.data = staged_data_ + offset;
+  return staged;
+}
+
+void StagedMemory::write_back() const {
+  std::memcpy(data_, staged_data_, size_);
+}
+
+py::object array_over(const DLTensor& tensor, ArrayKind kind, const py::object& owner) {
+  if (kind == ArrayKind::torch) return from_dlpack(kind)(py::cast(DLPackView(tensor, owner)));
   // NumPy 1.24 makes every array it takes from DLPack read-only, which would refuse a callable's
   // in-place writes: a NumPy view is made over the same bytes directly (NumPy has no bfloat16,
   // which check() refuses before any call).
@@ -125,8 +151,6 @@ py::object array_over(const DLTensor& tensor, ArrayKind kind) {
   for (int a = 0; a < tensor.ndim; ++a) strides.push_back(static_cast<py::ssize_t>(tensor.strides[a]) * size);
   const char* format = tensor.dtype.code == kDLInt ? (tensor.dtype.bits == 64 ? "<i8" : "<i4")
                                                    : (tensor.dtype.bits == 64 ? "<f8" : tensor.dtype.bits == 32 ? "<f4" : "<f2");
-  // An owner the array keeps alive in place of the memory, which is the call's.
-  const py::none owner;
   return py::array(py::dtype(format), shape, strides, static_cast<std::byte*>(tensor.data) + tensor.byte_offset, owner);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Arrays crossing between a kernel call and Python through the DLPack protocol (`__dlpack__`
-// capsules), without a copy: a call's buffer handed out as a NumPy array or a torch tensor over
-// the buffer's own bytes, and whatever DLPack producer a callable returns read back into the
+// capsules): a call's buffer handed out as a NumPy array or a torch tensor over a staged copy of
+// the buffer's bytes that Python owns (one copy in, one back), and whatever DLPack producer a callable returns read back into the
 // call's output buffer, element by element through both sides' strides.
 #include <pybind11/pybind11.h>
 #include <string>
@@ -17,9 +17,28 @@ ArrayKind array_kind_named(const std::string& text);
 // Registers the exporting type (`_DLPackView`) in the module; before any array_over().
 void register_dlpack_view(pybind11::module_& module);
 
-// An array of `kind` over `tensor`'s memory (a host tensor whose shape and strides are copied).
-// The array must not outlive the memory: a callable may not keep it after it returns.
-pybind11::object array_over(const DLTensor& tensor, ArrayKind kind);
+// A stretch of a call's memory (a whole buffer, guards and padding included, or the ids) copied
+// into memory Python owns, so that the arrays handed to a callable stay valid however long it
+// keeps them; write_back() copies the stretch back after the call, so that what the callable
+// wrote anywhere in it (in place, into its input, into a guard) reaches the verifier as written.
+class StagedMemory {
+ public:
+  StagedMemory(void* data, std::size_t size);
+  // `tensor`, a view into the call's stretch, as the same view into the staged copy.
+  DLTensor over(const DLTensor& tensor) const;
+  const pybind11::object& owner() const { return staged_; }
+  void write_back() const;
+
+ private:
+  std::byte* data_;
+  std::size_t size_;
+  pybind11::object staged_;  // a NumPy uint8 array, which owns staged_data_
+  std::byte* staged_data_ = nullptr;
+};
+
+// An array of `kind` over `tensor`'s memory (a host tensor whose shape and strides are copied),
+// which keeps `owner` alive as long as it lives.
+pybind11::object array_over(const DLTensor& tensor, ArrayKind kind, const pybind11::object& owner);
 // An array of `kind` that owns a copy of `values` (positions computed for the call).
 pybind11::object int64_array(const std::vector<std::int64_t>& values, const std::vector<std::int64_t>& shape, ArrayKind kind);
 

@@ -20,9 +20,11 @@ std::vector<std::int64_t> counting(std::int64_t first, std::int64_t count) {
 // The traceback as Python prints it, for the failure's message.
 std::string traceback_text(const py::error_already_set& error) {
   try {
-    const py::object lines = py::module_::import("traceback").attr("format_exception")(error.type(), error.value(), error.trace());
+    // An error raised inside C code (NumPy's __dlpack__ refusing a read-only array) has no traceback.
+    const py::object trace = error.trace() ? py::reinterpret_borrow<py::object>(error.trace()) : py::none();
+    const py::object lines = py::module_::import("traceback").attr("format_exception")(error.type(), error.value(), trace);
     return py::str("").attr("join")(lines).cast<std::string>();
-  } catch (const py::error_already_set&) {
+  } catch (const std::exception&) {
     return error.what();
   }
 }
@@ -81,12 +83,16 @@ class PythonTensorBackend final : public TensorBackend {
     plugin::TensorView output;
     plugin::view_of(output, call.outputs[operand], call.spec.dtype, plugin::shown_axes(family, false));
     py::object returned;
+    std::vector<StagedMemory> staged;  // what the callable may write, copied back however it ends
+    staged.reserve(2);
     try {
       if (is_rotary(family) || family == Family::learned) {
         plugin::TensorView input;
         Buffer& x = call.in_place && is_rotary(family) ? call.outputs[operand] : call.inputs[operand];
         plugin::view_of(input, x, call.spec.dtype, plugin::shown_axes(family, true));
-        returned = callable_(array_over(input.tensor, arrays_), positions(call), spec);
+        const StagedMemory& staged_x = staged.emplace_back(x.bytes.data(), x.bytes.size());
+        py::object x_array = array_over(staged_x.over(input.tensor), arrays_, staged_x.owner());
+        returned = callable_(x_array, positions(call, staged), spec);
       } else if (family == Family::sinusoidal || family == Family::xl) {
         returned = callable_(int64_array(counting(call.first, call.rows), {call.rows}, arrays_), spec);
       } else {
@@ -94,9 +100,11 @@ class PythonTensorBackend final : public TensorBackend {
                              int64_array(counting(call.key_first, call.keys), {call.keys}, arrays_), spec);
       }
     } catch (py::error_already_set& error) {
+      for (const StagedMemory& memory : staged) memory.write_back();
       if (error.matches(PyExc_KeyboardInterrupt)) stop_.store(true);
       throw KernelFailure("exception", traceback_text(error));
     }
+    for (const StagedMemory& memory : staged) memory.write_back();
     if (returned.is_none()) return;  // written in place, or left unwritten: the verifier tells which
     try {
       copy_returned(returned, output.tensor);
@@ -107,8 +115,8 @@ class PythonTensorBackend final : public TensorBackend {
     }
   }
 
-  // The ids as the callable's positions: the call's own buffer when it needs no offset.
-  py::object positions(KernelCall& call) const {
+  // The ids as the callable's positions: the call's own ids (staged) when they need no offset.
+  py::object positions(KernelCall& call, std::vector<StagedMemory>& staged) const {
     std::vector<std::int64_t> shape{call.batch, call.seq};
     if (call.axes > 1) shape.insert(shape.begin(), call.axes);
     if (call.id_offset == 0) {
@@ -120,12 +128,14 @@ class PythonTensorBackend final : public TensorBackend {
       }
       DLTensor ids{};
       ids.data = call.ids64 ? static_cast<void*>(call.ids64_data.data()) : static_cast<void*>(call.ids32_data.data());
+      const StagedMemory& staged_ids =
+          staged.emplace_back(ids.data, call.ids64 ? call.ids64_data.size() * sizeof(std::int64_t) : call.ids32_data.size() * sizeof(std::int32_t));
       ids.device = {kDLCPU, 0};
       ids.ndim = static_cast<int>(shape.size());
       ids.dtype = call.ids64 ? DLDataType{kDLInt, 64, 1} : DLDataType{kDLInt, 32, 1};
       ids.shape = shape.data();
       ids.strides = strides.data();
-      return array_over(ids, arrays_);
+      return array_over(staged_ids.over(ids), arrays_, staged_ids.owner());
     }
     std::vector<std::int64_t> values;
     for (int a = 0; a < call.axes; ++a)

@@ -20,8 +20,13 @@ using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecas
 // Positions as one integer each (rope, xpos, sinusoidal, learned), or rows of 3 (mrope t, h, w)
 // or of 2 (rope2d x, y; relative families' query, key).
 std::vector<Point> points_of(const Spec& spec, const py::object& given) {
-  const Int64Array positions = Int64Array::ensure(given);
-  if (!positions) throw py::type_error("positions must be integers (a list or an integer array)");
+  // Integers only: a float position would be truncated without a word by the cast to int64.
+  const py::array as_array = py::array::ensure(given);
+  if (!as_array || (as_array.dtype().kind() != 'i' && as_array.dtype().kind() != 'u'))
+    throw py::type_error(fmt::format("positions must be integers (a list or an integer array), not {}",
+                                     as_array ? py::str(as_array.dtype()).cast<std::string>() : py::str(py::type::of(given)).cast<std::string>()));
+  const Int64Array positions = Int64Array::ensure(as_array);
+  if (!positions) throw py::type_error("positions must fit in int64");
   const int arity = point_arity(spec.family);
   const bool flat = arity == 1 && positions.ndim() == 1;
   if (!flat && !(positions.ndim() == 2 && positions.shape(1) == arity))

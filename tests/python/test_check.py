@@ -138,3 +138,32 @@ def test_ctrl_c_stops_the_campaign_between_cases_and_keeps_what_it_found(tmp_pat
     assert json.loads((tmp_path / "report.json").read_text())["run"]["partial"] is True
     # Python's own Ctrl-C handling is back once check() returns.
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_callable_may_keep_its_arrays_and_what_it_wrote_still_counts():
+    kept = []
+
+    def keeping(x, positions, spec):
+        kept.append((x, positions))
+        return rope_numpy(x, positions, spec)
+
+    assert peconform.check(keeping, spec=HF_FP32, **SMALL)
+    # The arrays outlive the call (Python owns their memory); reading and writing them is harmless.
+    for x, positions in kept:
+        x[...] = 0
+        assert int(positions.sum()) >= 0
+
+    def writes_its_positions(x, positions, spec):
+        y = rope_numpy(x, positions, spec)
+        positions[...] = 0
+        return y
+
+    result = peconform.check(writes_its_positions, spec=HF_FP32, **SMALL)
+    assert not result and "position ids" in result.failures[0].message
+
+
+@pytest.mark.parametrize("keyword, value, named", [("cases", 0, "cases"), ("max_failures", 0, "max_failures"),
+                                                   ("time_budget", -1, "time_budget"), ("threads", 0, "threads")])
+def test_a_setting_that_would_check_nothing_is_refused_by_name(keyword, value, named):
+    with pytest.raises(peconform.SpecError, match=named):
+        peconform.check(rope_numpy, spec=HF_FP32, **{**SMALL, keyword: value})

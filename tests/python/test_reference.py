@@ -65,3 +65,5 @@ def test_bad_calls_name_what_was_expected():
         peconform.reference_digits(SPEC, [1], x=X, digits=80)
     with pytest.raises(peconform.SpecError, match="rows of 2"):
         peconform.reference(peconform.Spec("t5(buckets=32,max_distance=128)"), [1, 2])
+    with pytest.raises(TypeError, match="integers .* not float64"):  # never truncated to 1
+        peconform.reference(SPEC, [1.5], x=X)

@@ -27,3 +27,9 @@ def test_the_failure_message_holds_the_case_the_element_the_ratio_and_a_replay_l
     ratio = float(re.search(r"^error / bound: (\S+)$", message, re.M).group(1))
     assert ratio > 1
     assert re.search(r"^replay: peconform\.check\(rope, replay='rope\(d=64,.*'\)$", message, re.M)
+
+
+def test_a_run_stopped_by_its_time_budget_is_no_pass():
+    # Stopped before its cases ran, or after some: either way what it checked is not the run asked for.
+    with pytest.raises(AssertionError, match="not a pass"):
+        assert_conforms(rope_numpy, "rope(d=64,layout=half,dtype=fp32,precision=fp32-angle,theta=hf)", time_budget=1e-9, **SMALL)
