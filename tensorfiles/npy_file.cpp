@@ -235,7 +235,7 @@ NpyHeader read_npy_header(const std::filesystem::path& file) {
   try {
     elements = header.elements();
   } catch (const SpecError& error) {
-    refuse(file, error.what());
+    refuse(file, fmt::format("is refused: {}", error.what()));
   }
   const std::uintmax_t data_bytes = file_size - header.data_offset;
   const auto expected = static_cast<std::uintmax_t>(elements);
