@@ -1,8 +1,9 @@
 #pragma once
 // Arrays crossing between a kernel call and Python through the DLPack protocol (`__dlpack__`
 // capsules): a call's buffer handed out as a NumPy array or a torch tensor over a staged copy of
-// the buffer's bytes that Python owns (one copy in, one back), and whatever DLPack producer a callable returns read back into the
-// call's output buffer, element by element through both sides' strides.
+// the buffer's bytes that Python owns (one copy in, one back), and whatever DLPack producer a
+// callable returns read back into the call's output buffer, element by element through both
+// sides' strides.
 #include <pybind11/pybind11.h>
 #include <string>
 
