@@ -26,9 +26,10 @@ struct PairConstants {
   std::size_t a = 0, b = 0;        // where the pair is written
   std::size_t in_a = 0, in_b = 0;  // where it is read (rotary_pair_inputs)
   int axis = 0;
-  Wide frequency;
+  SplitFrequency frequency;
   Wide log_zeta = 0;  // xPos: ln(zeta_i) / scale_base, signed by role
   Wide growth;        // the angle error's growth with |phi| (precision/error_model.hpp angle_growth)
+  double growth_bound = 0;  // growth in double, raised by kBoundRounding (for rotary_bound_terms<double>)
 };
 
 // What every head at one token needs of one pair.
@@ -76,7 +77,9 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
     const auto [in_a, in_b] = rotary_pair_inputs(spec.layout, start, dims, pair);
     const Wide frequency = reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)];
     const int frequency_index = static_cast<int>(rotary_frequency_index(spec, pair));
-    PairConstants c{a, b, in_a, in_b, rotary_axis(spec, pair), frequency, 0, angle_growth<Wide>(spec, frequency_index)};
+    const Wide growth = angle_growth<Wide>(spec, frequency_index);
+    PairConstants c{a, b, in_a, in_b, rotary_axis(spec, pair), split_frequency(frequency), 0, growth,
+                    static_cast<double>(growth) * kBoundRounding};
     if (spec.family == Family::xpos) {
       const Wide log_zeta = log(xpos_zeta<Wide>(spec, pair)) / from_decimal<Wide>(spec.scale_base);
       c.log_zeta = spec.role == XposRole::query ? log_zeta : -log_zeta;
@@ -86,23 +89,32 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
   return out;
 }
 
-TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& point, const Wide& attention) {
-  const Wide angle = Wide(point.c[static_cast<std::size_t>(pair.axis)]) * pair.frequency;
-  const ScreenedCosSin cs = screened_cos_sin(angle);
-  // xPos's factor in binary128, so that the screen's amplitude is off by one rounding to double.
-  const Wide log_xpos_wide = spec.family == Family::xpos ? Wide(point.c[0]) * pair.log_zeta : Wide(0);
-  const double log_xpos = static_cast<double>(log_xpos_wide);
-  // One binary128 exp per pair and token (it is the costliest step here).
-  const Wide xpos_wide = spec.family == Family::xpos ? exp(log_xpos_wide) : Wide(1);
-  const double xpos = static_cast<double>(xpos_wide);
-  const Wide amplitude_wide = spec.family == Family::xpos ? attention * xpos_wide : attention;
+// The attention factor (YaRN's mscale, else 1) in both precisions, once per call.
+struct Attention {
+  Wide wide;
+  double rounded = 0;
+};
+
+TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& point, const Attention& attention) {
+  const ScreenedCosSin cs = screened_cos_sin(point.c[static_cast<std::size_t>(pair.axis)], pair.frequency);
   TokenPair t;
-  t.amplitude = static_cast<double>(amplitude_wide);
+  double log_xpos = 0, xpos = 1;
+  Wide amplitude_wide = attention.wide;
+  t.amplitude = attention.rounded;
+  if (spec.family == Family::xpos) {
+    // xPos's factor in binary128, so that the screen's amplitude is off by one rounding to
+    // double: one binary128 exp per pair and token.
+    const Wide log_xpos_wide = Wide(point.c[0]) * pair.log_zeta;
+    log_xpos = static_cast<double>(log_xpos_wide);
+    const Wide xpos_wide = exp(log_xpos_wide);
+    xpos = static_cast<double>(xpos_wide);
+    amplitude_wide = attention.wide * xpos_wide;
+    t.amplitude = static_cast<double>(amplitude_wide);
+  }
   t.cos = cs.cos * t.amplitude;
   t.sin = spec.sign * cs.sin * t.amplitude;
   t.angle = cs.magnitude;
-  t.terms = rotary_bound_terms<double>(spec, t.angle, log_xpos,
-                                       static_cast<double>(pair.growth) * kBoundRounding);
+  t.terms = rotary_bound_terms<double>(spec, t.angle, log_xpos, pair.growth_bound);
   t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
@@ -168,8 +180,18 @@ struct NormCheck {
 // product (one more) and |y| (2.5 ulps) put the computed | |y| - A r | within
 // 8 2^-53 (A r + |y|) of the exact one. In binary128 the few roundings lie far below
 // 2^-100 (A r + |y|), and that much goes to the kernel.
-NormCheck check_norm(const Spec& spec, const TokenPair& t, double ya, double yb, bool wide, double scale, double r,
-                     const Wide& wide_scale, const Wide& r_wide) {
+// A pair's norm r and its scale A r in binary128, for the pairs checked there.
+struct WideScale {
+  Wide r, scale;
+};
+
+WideScale wide_scale_of(const TokenPair& t, double xa, double xb) {
+  const Wide r = sqrt(Wide(xa) * Wide(xa) + Wide(xb) * Wide(xb));
+  return {r, (t.in_binary128 ? t.amplitude_wide : Wide(t.amplitude)) * r};
+}
+
+NormCheck check_norm(const Spec& spec, const TokenPair& t, double xa, double xb, double ya, double yb, bool wide,
+                     double scale, double r) {
   if (!wide) {
     const double squares = ya * ya + yb * yb;
     const double norm = std::isfinite(squares) ? std::sqrt(squares) : std::hypot(ya, yb);
@@ -178,6 +200,9 @@ NormCheck check_norm(const Spec& spec, const TokenPair& t, double ya, double yb,
     if (error + screen <= bound || error - screen > bound) return {norm, scale, bound, error / bound};
   }
   const RotaryBoundTerms<Wide> terms = rotary_bound_terms<Wide>(spec, Wide(0), Wide(t.log_xpos), Wide(0));
+  const WideScale w = wide_scale_of(t, xa, xb);
+  const Wide& r_wide = w.r;
+  const Wide& wide_scale = w.scale;
   const Wide norm = sqrt(Wide(ya) * Wide(ya) + Wide(yb) * Wide(yb));
   const Wide bound = norm_bound(terms, wide_scale, r_wide);
   const Wide error = abs(norm - wide_scale), screen = ldexp(Wide(1), -100) * (wide_scale + norm);
@@ -290,12 +315,13 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         // pairs are checked in binary128, where nothing underflows; the rest in double.
         const double r2 = xa * xa + xb * xb;
         const bool wide = t.in_binary128 || !(r2 > 0x1p-900) || t.amplitude * std::sqrt(r2) < kSmallestScreenedAmplitude;
-        const Wide r_wide = sqrt(Wide(xa) * Wide(xa) + Wide(xb) * Wide(xb));
+        // binary128 arithmetic costs a hundred times double's: only the wide pairs pay for it.
+        const WideScale w = wide ? wide_scale_of(t, xa, xb) : WideScale{};
+        const Wide& r_wide = w.r;
+        const Wide& wide_scale = w.scale;
         // Squares past double's range (inputs near 1e154 and up) take hypot, which does not overflow.
         const double r = wide ? static_cast<double>(r_wide) : (std::isfinite(r2) ? std::sqrt(r2) : std::hypot(xa, xb));
-        const Wide amplitude_wide = t.in_binary128 ? t.amplitude_wide : Wide(t.amplitude);
         const bool claimed = within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
-        const Wide wide_scale = amplitude_wide * r_wide;
         const RotaryBoundTerms<Wide> wide_terms =
             wide ? rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos), t.growth) : RotaryBoundTerms<Wide>{};
         const double scale = wide ? static_cast<double>(wide_scale) : t.amplitude * r;
@@ -385,7 +411,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         if (!loose || !numbers) continue;
         // Past the horizon the angle is free, but the pair's norm is not (norm_bound).
         ++tally.stats.norm_checked_pairs;
-        const NormCheck norm = check_norm(spec, t, ya, yb, wide, scale, r, wide_scale, r_wide);
+        const NormCheck norm = check_norm(spec, t, xa, xb, ya, yb, wide, scale, r);
         if (norm.ratio <= 1) continue;
         for (int k = 0; k < 2; ++k) {
           if (failed[k]) continue;
@@ -408,7 +434,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
 ElementTally verify_rotary(const KernelCall& call) {
   const Spec& spec = call.spec;
   const Reference<FastReal> reference(spec, call.sequence_length);
-  const Wide& attention = reference.frequencies().attention;
+  const Attention attention{reference.frequencies().attention, static_cast<double>(reference.frequencies().attention)};
   const std::vector<PairConstants> pairs = pair_constants(call, reference);
   std::vector<std::size_t> pass_through;
   const auto [start, dims] = rotary_slice(spec);

@@ -3,6 +3,9 @@
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
 
+// Compiled with -ffp-contract=off (harness/CMakeLists.txt): the error-free transformations
+// below are exact only if no product is fused into the sum that follows it.
+
 namespace peconform::harness {
 namespace {
 
@@ -19,6 +22,43 @@ Wide nearest_integer(const Wide& x) {
   return x < 0 ? Wide(-nearest) : nearest;
 }
 
+// cos and sin of hi + lo, |lo| <= 2^-50 (screened_cos_sin.hpp).
+ScreenedCosSin evaluate(double hi, double lo, double error, double magnitude) {
+  const double s = std::sin(hi), c = std::cos(hi);
+  return {c - s * lo, s + c * lo, error, magnitude};
+}
+
+// An unevaluated sum hi + lo.
+struct DoubleDouble {
+  double hi = 0, lo = 0;
+};
+
+// Knuth's TwoSum: a + b = hi + lo exactly, whatever the magnitudes, with hi = a + b rounded (so
+// |lo| <= 2^-53 |hi|).
+DoubleDouble two_sum(double a, double b) {
+  const double hi = a + b;
+  const double b_part = hi - a;
+  return {hi, (a - (hi - b_part)) + (b - b_part)};
+}
+
+// a b = hi + lo exactly, where the product's low part is not below double's normal range.
+DoubleDouble two_product(double a, double b) {
+  const double hi = a * b;
+  return {hi, std::fma(a, b, -hi)};
+}
+
+// sum + x, exact but for the rounding of the two low parts' sum: at most
+// 2^-106 (|sum.hi| + |sum.hi + x|) (each low part is at most 2^-53 of its high part).
+DoubleDouble plus(const DoubleDouble& sum, double x) {
+  const DoubleDouble head = two_sum(sum.hi, x);
+  return two_sum(head.hi, head.lo + sum.lo);
+}
+
+// 2 pi = C1 + C2 - 0x1.f1976b7ed8fbcp-108 + 2.2e-49 (mpmath at 400 bits, each part the rest
+// rounded to double); 1 / (2 pi) rounded to double.
+constexpr double kTwoPi1 = 0x1.921fb54442d18p+2, kTwoPi2 = 0x1.1a62633145c07p-52;
+constexpr double kInverseTwoPi = 0x1.45f306dc9c883p-3;
+
 }  // namespace
 
 ScreenedCosSin screened_cos_sin(const Wide& angle) {
@@ -28,9 +68,73 @@ ScreenedCosSin screened_cos_sin(const Wide& angle) {
   const Wide reduced = angle - turns * two_pi;
   const double hi = static_cast<double>(reduced);
   const double lo = static_cast<double>(reduced - Wide(hi));
-  const double s = std::sin(hi), c = std::cos(hi);
   const double magnitude = std::abs(static_cast<double>(angle));
-  return {c - s * lo, s + c * lo, 0x1p-52 + magnitude * 0x1p-100, magnitude};
+  return evaluate(hi, lo, 0x1p-52 + magnitude * 0x1p-100, magnitude);
+}
+
+SplitFrequency split_frequency(const Wide& frequency) {
+  SplitFrequency split{frequency};
+  split.hi = static_cast<double>(frequency);
+  split.lo = static_cast<double>(frequency - Wide(split.hi));
+  const double magnitude = std::abs(split.hi);
+  split.in_range = magnitude == 0 || (magnitude >= 0x1p-900 && std::isfinite(magnitude));
+  return split;
+}
+
+// The double-double angle, theta = the binary128 frequency, P = p in double (exact: |p| < 2^53).
+//
+// Splitting theta: |theta - hi| <= 2^-53 |theta| and lo = (theta - hi) rounded, so
+// |theta - hi - lo| <= 2^-106 |theta|. theta - hi is a multiple of theta's binary128 ulp, at least
+// 2^-1012 when nonzero (|theta| >= 2^-900), so lo is a normal double and that bound holds.
+//
+// The product: P hi = ah + al exactly (two_product; its low part is a multiple of 2^-1005), and
+// bl = P lo rounded, off by 2^-53 |P lo| <= 2^-106 |phi|. So
+//   phi = P theta = ah + al + bl + e_split,  |e_split| <= 2^-105 |phi|.
+//
+// The turns: where |ah| < 2^50, q = ah kInverseTwoPi rounded is within (1 + 2^-52)^2 of
+// ah / (2 pi), and k = q rounded to the nearest integer (the 1.5 2^52 shift, exact below 2^51)
+// satisfies |ah / (2 pi) - k| <= 1/2 + 2^-47.35 2^-51.9 < 0.55; so |k| <= |phi| / 2^2.6 + 0.6,
+// below 2^47.4.
+//
+// The reduction: k C1 = p1 + e1 exactly (two_product), p2 = k C2 rounded (off by at most
+// 2^-53 |k| 2^-51.86 <= 2^-107.5 |phi| + 2^-105.6), and 2 pi - C1 - C2 (C3 and the 2.2e-49
+// beyond it, below 2^-107) adds at most |k| 2^-107 <= 2^-109.6 |phi| + 2^-107.7. Hence
+//   r = phi - 2 pi k = S + e,  S = ah - p1 + al - e1 - p2 + bl,
+//   |e| <= 2^-104.72 |phi| + 2^-105.3,
+// with cos(r) = cos(phi) and sin(r) = sin(phi).
+//
+// The sum S in double-double: ah - p1 exactly (two_sum), then four `plus` steps. Its terms'
+// magnitudes: |ah - p1| <= 2 pi 0.55 + |k| |2 pi - C1| + |e1| <= 3.46 + 0.05 + 0.125; |al|, |e1|,
+// |bl| <= 2^-3; |p2| <= 0.05. Every partial sum is therefore below 4.2, each step errs by at most
+// 2^-106 8.4 < 2^-102.9, and the four by less than 2^-100.9.
+//
+// In all, the reduced angle hi + lo is within 2^-104.72 |phi| + 2^-100.8 of r (|lo| <=
+// 2^-53 4.2 < 2^-50), which is within |phi| 2^-100 of the true angle's reduction (the frequency's
+// own error). cos and sin move by no more than the angle, so with the evaluation's 2^-52
+// (screened_cos_sin.hpp) the error is at most 2^-52 + 2^-100 + |phi| (2^-100 + 2^-104), taken
+// with |phi| <= magnitude (1 + 2^-52): 2^-104 exceeds 2^-104.72 by more than that rounding.
+// Outside |p| < 2^53 (p exact in double), |theta| >= 2^-900 or 0, and |ah| < 2^50, nothing is
+// formed and screened_cos_sin takes the binary128 path.
+ReducedAngle reduce_angle(std::int64_t position, const SplitFrequency& frequency) {
+  constexpr std::int64_t kExactInDouble = std::int64_t{1} << 53;
+  if (!frequency.in_range || position >= kExactInDouble || position <= -kExactInDouble) return {};
+  const double p = static_cast<double>(position);
+  const DoubleDouble a = two_product(p, frequency.hi);
+  if (!(std::abs(a.hi) < 0x1p50)) return {};
+  const double bl = p * frequency.lo;
+  constexpr double kShift = 0x1.8p52;  // q + kShift - kShift is q rounded to the nearest integer
+  const double k = (a.hi * kInverseTwoPi + kShift) - kShift;
+  const DoubleDouble p1 = two_product(k, kTwoPi1);
+  const double p2 = k * kTwoPi2;
+  DoubleDouble sum = two_sum(a.hi, -p1.hi);
+  for (const double term : {a.lo, -p1.lo, -p2, bl}) sum = plus(sum, term);
+  return {sum.hi, sum.lo, std::abs(a.hi + (a.lo + bl)), true};
+}
+
+ScreenedCosSin screened_cos_sin(std::int64_t position, const SplitFrequency& frequency) {
+  const ReducedAngle r = reduce_angle(position, frequency);
+  if (!r.in_range) return screened_cos_sin(Wide(position) * frequency.frequency);
+  return evaluate(r.hi, r.lo, 0x1p-52 + 0x1p-100 + r.magnitude * (0x1p-100 + 0x1p-104), r.magnitude);
 }
 
 }  // namespace peconform::harness

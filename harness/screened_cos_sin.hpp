@@ -3,13 +3,25 @@
 // reference of the campaign's verifier (Ziv's strategy, DESIGN.md section 6: decide fast where
 // the bound allows, escalate to the exact tier where it does not).
 //
-// The angle p theta comes in binary128 from the fast tier's frequency (off by at most
-// |phi| 2^-100, reference/tier_bounds.hpp), is reduced by 2 pi in binary128 (2^-113 relative
-// per operation, so |phi| 2^-110 in all below 2^50 rad), split into double hi + lo, and
-// evaluated as cos(hi) - sin(hi) lo and sin(hi) + cos(hi) lo with glibc's sin and cos, which
-// glibc documents within 1 ulp (manual, "Known Maximum Errors in Math Functions"), at most 2^-53
-// absolute for values in [-1, 1]; the correction's own rounding and its dropped lo^2/2 add 2^-53.
+// Both forms start from the fast tier's binary128 frequency theta, whose angle p theta is off
+// the true one by at most |phi| 2^-100 (reference/tier_bounds.hpp). They reduce the angle by
+// 2 pi to r, split it into double hi + lo, and evaluate cos(hi) - sin(hi) lo and
+// sin(hi) + cos(hi) lo with glibc's sin and cos, which glibc documents within 1 ulp (manual,
+// "Known Maximum Errors in Math Functions"): at most 2^-53 absolute for values in [-1, 1]. With
+// |lo| <= 2^-50, the correction's product rounds by at most 2^-104, the other function's error
+// times lo is 2^-103, the dropped lo^2/2 and the rest of the angle-sum formulas stay below
+// 2^-101, and the final sum rounds by 2^-54: the evaluation adds at most 2^-53 + 2^-54 + 2^-100,
+// counted as 2^-52, whose 2^-54 to spare covers the roundings of the error's own formula below.
+//
+// - screened_cos_sin(angle): the angle p theta formed and reduced in binary128 (2^-113 relative
+//   per operation, |phi| 2^-110 in all below 2^50 rad). Error 2^-52 + |phi| 2^-100.
+// - screened_cos_sin(p, frequency): the rotary verifier's per-token path, in double-double
+//   arithmetic (one fma per error-free product): about twenty times cheaper than the soft-float
+//   binary128 it replaces. Error 2^-52 + 2^-100 + |phi| (2^-100 + 2^-104); the proof is at its
+//   definition. Outside its range (|p| >= 2^53, |phi| >= 2^50, theta below 2^-900) it takes the
+//   binary128 form.
 #include <cmath>
+#include <cstdint>
 
 #include "backends/implementation.hpp"
 
@@ -22,5 +34,29 @@ struct ScreenedCosSin {
 };
 
 ScreenedCosSin screened_cos_sin(const Wide& angle);
+
+// A binary128 frequency as double hi + lo (hi = theta rounded to double, lo = the rest rounded),
+// made once per pair: theta - hi - lo is at most 2^-106 |theta|.
+struct SplitFrequency {
+  Wide frequency;
+  double hi = 0, lo = 0;
+  bool in_range = false;  // finite and 0 or at least 2^-900 in magnitude: the double-double path's domain
+};
+
+SplitFrequency split_frequency(const Wide& frequency);
+
+// position * frequency less a whole number of turns 2 pi k, as hi + lo, in double-double; within
+// 2^-100.8 + 2^-104.72 |phi| of the exact phi - 2 pi k where in_range (the proof is at
+// the definition), not formed where not.
+struct ReducedAngle {
+  double hi = 0, lo = 0;
+  double magnitude = 0;  // |phi| rounded to double
+  bool in_range = false;
+};
+
+ReducedAngle reduce_angle(std::int64_t position, const SplitFrequency& frequency);
+
+// cos and sin of position * frequency.frequency.
+ScreenedCosSin screened_cos_sin(std::int64_t position, const SplitFrequency& frequency);
 
 }  // namespace peconform::harness

@@ -1,0 +1,134 @@
+// The screening reference's cos and sin (harness/screened_cos_sin.hpp) against MPFR: the
+// double-double reduction of p theta stays within its proven bound of the exact reduction, and
+// cos and sin within the error each form reports, for positions up to 2^53, angles up to 2^50
+// rad, turn counts at their rounding boundaries, and the inputs that take the binary128 form.
+#include <gtest/gtest.h>
+
+#include <boost/math/constants/constants.hpp>
+#include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
+#include <vector>
+
+#include "harness/counter_random.hpp"
+#include "harness/screened_cos_sin.hpp"
+#include "reference/real_types.hpp"
+
+namespace peconform::harness {
+namespace {
+
+// A binary128 value exactly in MPFR: its 113 bits as three doubles.
+ExactReal exactly(const Wide& value) {
+  const double hi = static_cast<double>(value);
+  const Wide rest = value - Wide(hi);
+  const double mid = static_cast<double>(rest);
+  const double lo = static_cast<double>(rest - Wide(mid));
+  return ExactReal(hi) + ExactReal(mid) + ExactReal(lo);
+}
+
+// x less the nearest whole number of turns.
+ExactReal within_a_turn(const ExactReal& x) {
+  static const ExactReal two_pi = boost::math::constants::two_pi<ExactReal>();
+  return x - two_pi * round(x / two_pi);
+}
+
+struct Input {
+  std::int64_t position;
+  Wide frequency;
+};
+
+// Frequencies as the plans make them, products of two doubles (all 113 bits used), and
+// positions over every range the campaign draws and past it.
+std::vector<Input> inputs() {
+  std::vector<Input> out;
+  CounterStream random(20261124, 0);
+  const std::int64_t limits[] = {4, 1 << 12, std::int64_t{1} << 20, std::int64_t{1} << 31, std::int64_t{1} << 40,
+                                 (std::int64_t{1} << 53) - 1};
+  for (int i = 0; i < 6000; ++i) {
+    Wide frequency;
+    switch (random.below(3)) {
+      case 0: frequency = pow(Wide(10000), -Wide(static_cast<double>(random.below(128))) / 128); break;
+      case 1: frequency = Wide(random.uniform() * 8) * Wide(1 + random.uniform()); break;
+      default: frequency = Wide(std::ldexp(1 + random.uniform(), -static_cast<int>(random.below(40)))) * Wide(1 + random.uniform());
+    }
+    const std::int64_t limit = limits[random.below(6)];
+    std::int64_t position = static_cast<std::int64_t>(random.uniform() * static_cast<double>(limit));
+    if (random.below(4) == 0) position = -position;
+    out.push_back({position, frequency});
+  }
+  // p theta at, just below and just above an odd multiple of pi, where the turn count's
+  // rounding decides between two k.
+  const Wide pi = boost::math::constants::pi<Wide>();
+  for (const std::int64_t turns : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{1} << 20,
+                                   std::int64_t{1} << 40, (std::int64_t{1} << 47) - 3})
+    for (const std::int64_t position : {std::int64_t{1}, std::int64_t{3}, std::int64_t{1} << 24, std::int64_t{5} << 30})
+      for (const double nudge : {0.0, 0x1p-60, -0x1p-60, 0x1p-40, -0x1p-40}) {
+        const Wide frequency = (pi * Wide(2 * turns + 1) + Wide(nudge)) / Wide(position);
+        out.push_back({position, frequency});
+        out.push_back({-position, frequency});
+      }
+  return out;
+}
+
+TEST(ScreenedCosSin, DoubleDoubleReductionStaysWithinItsProvenBound) {
+  int formed = 0;
+  for (const Input& in : inputs()) {
+    const ReducedAngle r = reduce_angle(in.position, split_frequency(in.frequency));
+    if (!r.in_range) continue;
+    ++formed;
+    const ExactReal phi = ExactReal(static_cast<double>(in.position)) * exactly(in.frequency);
+    const ExactReal off = abs(within_a_turn(ExactReal(r.hi) + ExactReal(r.lo) - phi));
+    const double magnitude = static_cast<double>(abs(phi));
+    // 2^-100.8 + 2^-104.72 |phi| (screened_cos_sin.hpp), rounded up.
+    const ExactReal bound = ExactReal(0x1.28p-101) + ExactReal(magnitude) * ExactReal(0x1.3cp-105);
+    ASSERT_LE(off, bound) << fmt::format("p={} theta={} |phi|={}: off by {}", in.position, in.frequency.str(36),
+                                         magnitude, static_cast<double>(off));
+    ASSERT_LE(std::abs(r.lo), 0x1p-50);
+    EXPECT_EQ(r.magnitude, static_cast<double>(abs(phi))) << in.position;
+  }
+  EXPECT_GT(formed, 5000);
+}
+
+void expect_within_error(const ScreenedCosSin& cs, const ExactReal& phi, const std::string& what) {
+  const double cos_off = static_cast<double>(abs(ExactReal(cs.cos) - cos(phi)));
+  const double sin_off = static_cast<double>(abs(ExactReal(cs.sin) - sin(phi)));
+  ASSERT_LE(cos_off, cs.error) << what;
+  ASSERT_LE(sin_off, cs.error) << what;
+}
+
+TEST(ScreenedCosSin, CosAndSinStayWithinTheReportedError) {
+  for (const Input& in : inputs()) {
+    const ExactReal phi = ExactReal(static_cast<double>(in.position)) * exactly(in.frequency);
+    const std::string what = fmt::format("p={} theta={}", in.position, in.frequency.str(36));
+    const ScreenedCosSin split = screened_cos_sin(in.position, split_frequency(in.frequency));
+    expect_within_error(split, phi, what);
+    // The frequency here is exact, so the part charged to its error (|phi| 2^-100) is spare:
+    // the form's own error must fit in the rest.
+    const ScreenedCosSin tight{split.cos, split.sin, 0x1p-52 + 0x1p-100 + split.magnitude * 0x1p-104, split.magnitude};
+    if (reduce_angle(in.position, split_frequency(in.frequency)).in_range) expect_within_error(tight, phi, what + " (own error)");
+    expect_within_error(screened_cos_sin(Wide(in.position) * in.frequency), phi, what + " (binary128)");
+  }
+}
+
+TEST(ScreenedCosSin, OutsideItsDomainTheBinary128FormAnswers) {
+  const Wide frequency = Wide(0.5) * Wide(1 + 0x1p-30);
+  for (const std::int64_t position : {std::int64_t{1} << 53, -(std::int64_t{1} << 53), std::int64_t{3} << 55})
+    EXPECT_FALSE(reduce_angle(position, split_frequency(frequency)).in_range) << position;
+  EXPECT_FALSE(reduce_angle(std::int64_t{1} << 52, split_frequency(Wide(2))).in_range);  // |phi| = 2^53
+  EXPECT_FALSE(reduce_angle(5, split_frequency(Wide(0x1p-950))).in_range);
+  EXPECT_TRUE(reduce_angle(5, split_frequency(Wide(0))).in_range);
+  for (const std::int64_t position : {std::int64_t{1} << 53, std::int64_t{3} << 55}) {
+    const ExactReal phi = ExactReal(static_cast<double>(position)) * exactly(frequency);
+    const ScreenedCosSin cs = screened_cos_sin(position, split_frequency(frequency));
+    const ScreenedCosSin wide = screened_cos_sin(Wide(position) * frequency);
+    EXPECT_EQ(cs.cos, wide.cos);
+    EXPECT_EQ(cs.sin, wide.sin);
+    expect_within_error(cs, phi, fmt::format("p={}", position));
+  }
+  const ScreenedCosSin zero = screened_cos_sin(12345, split_frequency(Wide(0)));
+  EXPECT_EQ(zero.cos, 1.0);
+  EXPECT_EQ(zero.sin, 0.0);
+}
+
+}  // namespace
+}  // namespace peconform::harness
