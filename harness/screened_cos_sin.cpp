@@ -54,9 +54,9 @@ DoubleDouble plus(const DoubleDouble& sum, double x) {
   return two_sum(head.hi, head.lo + sum.lo);
 }
 
-// 2 pi = C1 + C2 - 0x1.f1976b7ed8fbcp-108 + 2.2e-49 (mpmath at 400 bits, each part the rest
-// rounded to double); 1 / (2 pi) rounded to double.
-constexpr double kTwoPi1 = 0x1.921fb54442d18p+2, kTwoPi2 = 0x1.1a62633145c07p-52;
+// 2 pi = C1 + C2 + C3 + 2.2e-49 (mpmath at 400 bits, each part the rest rounded to double);
+// 1 / (2 pi) rounded to double.
+constexpr double kTwoPi1 = 0x1.921fb54442d18p+2, kTwoPi2 = 0x1.1a62633145c07p-52, kTwoPi3 = -0x1.f1976b7ed8fbcp-108;
 constexpr double kInverseTwoPi = 0x1.45f306dc9c883p-3;
 
 }  // namespace
@@ -74,67 +74,72 @@ ScreenedCosSin screened_cos_sin(const Wide& angle) {
 
 SplitFrequency split_frequency(const Wide& frequency) {
   SplitFrequency split{frequency};
+  // Each rest is exact in binary128, and the last has at most 113 - 2 53 bits.
   split.hi = static_cast<double>(frequency);
-  split.lo = static_cast<double>(frequency - Wide(split.hi));
+  const Wide rest = frequency - Wide(split.hi);
+  split.mid = static_cast<double>(rest);
+  split.lo = static_cast<double>(rest - Wide(split.mid));
   const double magnitude = std::abs(split.hi);
-  split.in_range = magnitude == 0 || (magnitude >= 0x1p-900 && std::isfinite(magnitude));
+  split.in_range = magnitude == 0 || (magnitude >= 0x1p-800 && std::isfinite(magnitude));
   return split;
 }
 
-// The double-double angle, theta = the binary128 frequency, P = p in double (exact: |p| < 2^53).
+// The double-double angle, theta = the binary128 frequency = hi + mid + lo, P = p in double
+// (exact: |p| < 2^53), phi = P theta.
 //
-// Splitting theta: |theta - hi| <= 2^-53 |theta| and lo = (theta - hi) rounded, so
-// |theta - hi - lo| <= 2^-106 |theta|. theta - hi is a multiple of theta's binary128 ulp, at least
-// 2^-1012 when nonzero (|theta| >= 2^-900), so lo is a normal double and that bound holds.
-//
-// The product: P hi = ah + al exactly (two_product; its low part is a multiple of 2^-1005), and
-// bl = P lo rounded, off by 2^-53 |P lo| <= 2^-106 |phi|. So
-//   phi = P theta = ah + al + bl + e_split,  |e_split| <= 2^-105 |phi|.
+// The product: P hi = ah + al and P mid = bh + bl exactly (two_product: |theta| >= 2^-800 keeps
+// both products and their low parts in double's normal range, since mid and lo are multiples of
+// theta's binary128 ulp, at least 2^-912), and c = P lo rounded, off by 2^-53 |P lo| <=
+// 2^-159 |phi|.
 //
 // The turns: where |ah| < 2^50, q = ah kInverseTwoPi rounded is within (1 + 2^-52)^2 of
 // ah / (2 pi), and k = q rounded to the nearest integer (the 1.5 2^52 shift, exact below 2^51)
 // satisfies |ah / (2 pi) - k| <= 1/2 + 2^-47.35 2^-51.9 < 0.55; so |k| <= |phi| / 2^2.6 + 0.6,
 // below 2^47.4.
 //
-// The reduction: k C1 = p1 + e1 exactly (two_product), p2 = k C2 rounded (off by at most
-// 2^-53 |k| 2^-51.86 <= 2^-107.5 |phi| + 2^-105.6), and 2 pi - C1 - C2 (C3 and the 2.2e-49
-// beyond it, below 2^-107) adds at most |k| 2^-107 <= 2^-109.6 |phi| + 2^-107.7. Hence
-//   r = phi - 2 pi k = S + e,  S = ah - p1 + al - e1 - p2 + bl,
-//   |e| <= 2^-104.72 |phi| + 2^-105.3,
-// with cos(r) = cos(phi) and sin(r) = sin(phi).
+// The reduction: k C1 = p1 + e1 and k C2 = p2 + e2 exactly (two_product), p3 = k C3 rounded (off
+// by 2^-53 |k| 2^-107 <= 2^-162.6 |phi| + 2^-160.7), and 2 pi - C1 - C2 - C3 (2^-161.3) adds
+// |k| 2^-161.3 at most. Hence
+//   r = phi - 2 pi k = S + e,  S = ah - p1 + al - e1 + bh - p2 + bl - e2 + (c - p3),
+//   |e| <= 2^-158.8 |phi| + 2^-108,
+// counting c - p3's own rounding (|c| <= 2^-56, |p3| <= 2^-59: at most 2^-108), with
+// cos(r) = cos(phi) and sin(r) = sin(phi).
 //
-// The sum S in double-double: ah - p1 exactly (two_sum), then four `plus` steps. Its terms'
+// The sum S in double-double: ah - p1 exactly (two_sum), then seven `plus` steps. Its terms'
 // magnitudes: |ah - p1| <= 2 pi 0.55 + |k| |2 pi - C1| + |e1| <= 3.46 + 0.05 + 0.125; |al|, |e1|,
-// |bl| <= 2^-3; |p2| <= 0.05. Every partial sum is therefore below 4.2, each step errs by at most
-// 2^-106 8.4 < 2^-102.9, and the four by less than 2^-100.9.
+// |bh| <= 2^-3; |p2| <= 0.05; the rest below 2^-55. Every partial sum is therefore below 4.2,
+// each step errs by at most 2^-106 8.4 < 2^-102.9, and the seven by less than 2^-100.12.
 //
-// In all, the reduced angle hi + lo is within 2^-104.72 |phi| + 2^-100.8 of r (|lo| <=
-// 2^-53 4.2 < 2^-50), which is within |phi| 2^-100 of the true angle's reduction (the frequency's
-// own error). cos and sin move by no more than the angle, so with the evaluation's 2^-52
-// (screened_cos_sin.hpp) the error is at most 2^-52 + 2^-100 + |phi| (2^-100 + 2^-104), taken
-// with |phi| <= magnitude (1 + 2^-52): 2^-104 exceeds 2^-104.72 by more than that rounding.
-// Outside |p| < 2^53 (p exact in double), |theta| >= 2^-900 or 0, and |ah| < 2^50, nothing is
-// formed and screened_cos_sin takes the binary128 path.
+// In all, the reduced angle hi + lo is within 2^-100.09 + 2^-158.8 |phi| of r (|lo| <= 2^-53 4.2
+// < 2^-50), and r within |phi| 2^-100 of the true angle's reduction (the frequency's own error).
+// cos and sin move by no more than the angle, so with the evaluation's 2^-52
+// (screened_cos_sin.hpp) the error is at most 2^-52 + 2^-100.09 + |phi| (2^-100 + 2^-158.8);
+// taking |phi| <= magnitude (1 + 2^-52) and |phi| < 2^50.1, the terms past 2^-52 +
+// magnitude 2^-100 add at most 2^-100.09 + 2^-108.7 + 2^-103 < 2^-99.
+//
+// Outside |p| < 2^53, |theta| >= 2^-800 or 0, and |ah| < 2^50, nothing is formed and
+// screened_cos_sin takes the binary128 path.
 ReducedAngle reduce_angle(std::int64_t position, const SplitFrequency& frequency) {
   constexpr std::int64_t kExactInDouble = std::int64_t{1} << 53;
   if (!frequency.in_range || position >= kExactInDouble || position <= -kExactInDouble) return {};
   const double p = static_cast<double>(position);
   const DoubleDouble a = two_product(p, frequency.hi);
   if (!(std::abs(a.hi) < 0x1p50)) return {};
-  const double bl = p * frequency.lo;
+  const DoubleDouble b = two_product(p, frequency.mid);
+  const double c = p * frequency.lo;
   constexpr double kShift = 0x1.8p52;  // q + kShift - kShift is q rounded to the nearest integer
   const double k = (a.hi * kInverseTwoPi + kShift) - kShift;
-  const DoubleDouble p1 = two_product(k, kTwoPi1);
-  const double p2 = k * kTwoPi2;
+  const DoubleDouble p1 = two_product(k, kTwoPi1), p2 = two_product(k, kTwoPi2);
+  const double p3 = k * kTwoPi3;
   DoubleDouble sum = two_sum(a.hi, -p1.hi);
-  for (const double term : {a.lo, -p1.lo, -p2, bl}) sum = plus(sum, term);
-  return {sum.hi, sum.lo, std::abs(a.hi + (a.lo + bl)), true};
+  for (const double term : {a.lo, -p1.lo, b.hi, -p2.hi, b.lo, -p2.lo, c - p3}) sum = plus(sum, term);
+  return {sum.hi, sum.lo, std::abs(a.hi + (a.lo + b.hi)), true};
 }
 
 ScreenedCosSin screened_cos_sin(std::int64_t position, const SplitFrequency& frequency) {
   const ReducedAngle r = reduce_angle(position, frequency);
   if (!r.in_range) return screened_cos_sin(Wide(position) * frequency.frequency);
-  return evaluate(r.hi, r.lo, 0x1p-52 + 0x1p-100 + r.magnitude * (0x1p-100 + 0x1p-104), r.magnitude);
+  return evaluate(r.hi, r.lo, 0x1p-52 + 0x1p-99 + r.magnitude * 0x1p-100, r.magnitude);
 }
 
 }  // namespace peconform::harness

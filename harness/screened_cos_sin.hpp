@@ -15,11 +15,11 @@
 //
 // - screened_cos_sin(angle): the angle p theta formed and reduced in binary128 (2^-113 relative
 //   per operation, |phi| 2^-110 in all below 2^50 rad). Error 2^-52 + |phi| 2^-100.
-// - screened_cos_sin(p, frequency): the rotary verifier's per-token path, in double-double
-//   arithmetic (one fma per error-free product): about twenty times cheaper than the soft-float
-//   binary128 it replaces. Error 2^-52 + 2^-100 + |phi| (2^-100 + 2^-104); the proof is at its
-//   definition. Outside its range (|p| >= 2^53, |phi| >= 2^50, theta below 2^-900) it takes the
-//   binary128 form.
+// - screened_cos_sin(p, frequency): the rotary and table verifiers' per-row path, in
+//   double-double arithmetic (one fma per error-free product), about twenty times cheaper than
+//   the soft-float binary128 it replaces and more accurate (it uses theta's 113 bits whole).
+//   Error 2^-52 + 2^-99 + |phi| 2^-100; the proof is at its definition. Outside its range
+//   (|p| >= 2^53, |phi| >= 2^50, theta below 2^-800) it takes the binary128 form.
 #include <cmath>
 #include <cstdint>
 
@@ -35,19 +35,19 @@ struct ScreenedCosSin {
 
 ScreenedCosSin screened_cos_sin(const Wide& angle);
 
-// A binary128 frequency as double hi + lo (hi = theta rounded to double, lo = the rest rounded),
-// made once per pair: theta - hi - lo is at most 2^-106 |theta|.
+// A binary128 frequency as three doubles, theta = hi + mid + lo exactly (its 113 bits), made
+// once per pair.
 struct SplitFrequency {
   Wide frequency;
-  double hi = 0, lo = 0;
-  bool in_range = false;  // finite and 0 or at least 2^-900 in magnitude: the double-double path's domain
+  double hi = 0, mid = 0, lo = 0;
+  bool in_range = false;  // finite and 0 or at least 2^-800 in magnitude: the double-double path's domain
 };
 
 SplitFrequency split_frequency(const Wide& frequency);
 
 // position * frequency less a whole number of turns 2 pi k, as hi + lo, in double-double; within
-// 2^-100.8 + 2^-104.72 |phi| of the exact phi - 2 pi k where in_range (the proof is at
-// the definition), not formed where not.
+// 2^-100.09 + 2^-158.8 |phi| of the exact phi - 2 pi k where in_range (the proof is at the
+// definition), not formed where not.
 struct ReducedAngle {
   double hi = 0, lo = 0;
   double magnitude = 0;  // |phi| rounded to double

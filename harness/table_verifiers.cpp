@@ -61,7 +61,12 @@ ElementTally verify_sinusoid(const KernelCall& call) {
   const ElementType type = out.type;
   const bool sine_second = spec.family == Family::sinusoidal && spec.order == SinusoidalOrder::cos_sin;
   Escalation escalation(call);
-  // Each frequency's angle error growth, once per call (the lone column's follows the pairs').
+  // Each pair's elements and frequency, its frequency split for the double-double angle and its
+  // angle error growth, once per call (the lone column's follows the pairs'); only the angle
+  // depends on the row.
+  const std::vector<TablePairScale<Wide>> pairs = table_pair_scales(reference, Point{});
+  std::vector<SplitFrequency> frequencies;
+  for (const TablePairScale<Wide>& pair : pairs) frequencies.push_back(split_frequency(pair.frequency));
   std::vector<double> growth;
   for (int index = 0; index <= spec.d / 2; ++index) growth.push_back(angle_growth<double>(spec, index));
   std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
@@ -72,14 +77,15 @@ ElementTally verify_sinusoid(const KernelCall& call) {
     for (std::int64_t row = 0; row < call.rows; ++row) {
       const Point point = row_point(call, row, 0);
       const std::int64_t position = point.c[0] + (spec.family == Family::sinusoidal ? spec.offset : 0);
+      const std::int64_t distance = table_distance(spec, point);
       std::vector<bool> paired(static_cast<std::size_t>(spec.d), false);
       with_typed_access(spec.dtype, [&](auto access) {
         using Access = decltype(access);
-        std::size_t index = 0;
-        for (const TablePairScale<Wide>& pair : table_pair_scales(reference, point)) {
-          const double pair_growth = growth[index++];
-          const ScreenedCosSin cs = screened_cos_sin(pair.angle);
-          const double angle = std::abs(static_cast<double>(pair.angle));
+        for (std::size_t index = 0; index < pairs.size(); ++index) {
+          const TablePairScale<Wide>& pair = pairs[index];
+          const double pair_growth = growth[index];
+          const ScreenedCosSin cs = screened_cos_sin(distance, frequencies[index]);
+          const double angle = cs.magnitude;
           const std::size_t sine = sine_second ? pair.second : pair.first, cosine = sine_second ? pair.first : pair.second;
           // A lone column holds only the first member: the sine, or under cos-sin the cosine.
           const std::pair<std::size_t, double> both[2] = {{sine, cs.sin}, {cosine, cs.cos}};

@@ -48,13 +48,18 @@ template <class Real> struct TablePairScale {
   bool lone = false;                  // the lone column (has_lone_column): second == first, holding only the first member
 };
 
+// What a sinusoidal or Transformer-XL row's frequencies are multiplied by at `point`: the
+// position past the offset, or the (clamped) distance.
+inline std::int64_t table_distance(const Spec& spec, const Point& point) {
+  return spec.family == Family::xl ? xl_distance(spec, point.c[0], point.c[1]) : point.c[0] + spec.offset;
+}
+
 // Every frequency pair of a sinusoidal or Transformer-XL row at `point`.
 template <class Real> std::vector<TablePairScale<Real>> table_pair_scales(const Reference<Real>& reference, const Point& point) {
   const Spec& spec = reference.spec();
   const std::vector<Real>& inv = reference.frequencies().inv_freq;
   const int n = spec.d / 2;
-  const std::int64_t distance =
-      spec.family == Family::xl ? xl_distance(spec, point.c[0], point.c[1]) : point.c[0] + spec.offset;
+  const std::int64_t distance = table_distance(spec, point);
   const bool interleaved = spec.family == Family::sinusoidal && spec.layout == Layout::interleaved;
   std::vector<TablePairScale<Real>> out;
   for (int i = 0; i < n; ++i) {
