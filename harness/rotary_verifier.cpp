@@ -170,16 +170,6 @@ template <class Real> Real norm_bound(const RotaryBoundTerms<Real>& angle_free, 
   return Real(kSqrtTwoAbove) * spread + angle_free.final * amplitude_norm;
 }
 
-// |y| against A r for one pair, within norm_bound; ratio > 1 fails.
-struct NormCheck {
-  double actual = 0, expected = 0, bound = 0, ratio = 0;
-};
-
-// In double where the pair was formed in double and that decides it, else in binary128. In
-// double, A (one rounding from binary128), r (two squares, a sum, a root: 2.5 ulps), their
-// product (one more) and |y| (2.5 ulps) put the computed | |y| - A r | within
-// 8 2^-53 (A r + |y|) of the exact one. In binary128 the few roundings lie far below
-// 2^-100 (A r + |y|), and that much goes to the kernel.
 // A pair's norm r and its scale A r in binary128, for the pairs checked there.
 struct WideScale {
   Wide r, scale;
@@ -190,6 +180,16 @@ WideScale wide_scale_of(const TokenPair& t, double xa, double xb) {
   return {r, (t.in_binary128 ? t.amplitude_wide : Wide(t.amplitude)) * r};
 }
 
+// |y| against A r for one pair, within norm_bound; ratio > 1 fails.
+struct NormCheck {
+  double actual = 0, expected = 0, bound = 0, ratio = 0;
+};
+
+// In double where the pair was formed in double and that decides it, else in binary128. In
+// double, A (one rounding from binary128), r (two squares, a sum, a root: 2.5 ulps), their
+// product (one more) and |y| (2.5 ulps) put the computed | |y| - A r | within
+// 8 2^-53 (A r + |y|) of the exact one. In binary128 the few roundings lie far below
+// 2^-100 (A r + |y|), and that much goes to the kernel.
 NormCheck check_norm(const Spec& spec, const TokenPair& t, double xa, double xb, double ya, double yb, bool wide,
                      double scale, double r) {
   if (!wide) {

@@ -15,9 +15,10 @@
 //
 // - screened_cos_sin(angle): the angle p theta formed and reduced in binary128 (2^-113 relative
 //   per operation, |phi| 2^-110 in all below 2^50 rad). Error 2^-52 + |phi| 2^-100.
-// - screened_cos_sin(p, frequency): the rotary and table verifiers' per-row path, in
-//   double-double arithmetic (one fma per error-free product), about twenty times cheaper than
-//   the soft-float binary128 it replaces and more accurate (it uses theta's 113 bits whole).
+// - screened_cos_sin(p, frequency): the rotary verifier's per-token and the table verifier's
+//   per-row path, in double-double arithmetic (one fma per error-free product) instead of
+//   binary128 soft float (the ci profile verifies in 0.65 of the time, tools/BENCHMARKS.md),
+//   and more accurate than that (it uses theta's 113 bits whole).
 //   Error 2^-52 + 2^-99 + |phi| 2^-100; the proof is at its definition. Outside its range
 //   (|p| >= 2^53, |phi| >= 2^50, theta below 2^-800) it takes the binary128 form.
 #include <cmath>
