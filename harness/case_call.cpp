@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "backends/cpu/storage.hpp"
+#include "harness/activation_draw.hpp"
 #include "harness/counter_random.hpp"
 #include "harness/parallel_work.hpp"
 #include "properties/generators.hpp"
@@ -106,20 +107,11 @@ template <ElementType kType> [[gnu::always_inline]] inline std::uint64_t encode(
   else return cpu::narrow_to_bfloat16(static_cast<float>(value)).bits;
 }
 
-// One input value of kType for element `index` of an operand (its index in the original,
-// unshrunk case), as bits of kType; `values` is the operand's stream (counter_hash(c.seed,
-// kValues + operand, index)) and `scale` the element's channel's.
-template <ElementType kType>
-[[gnu::always_inline]] inline std::uint64_t draw_bits(const CaseDescription& c, const CounterKey& values, std::uint64_t index, double scale) {
+// One bit-pattern input of kType for element `index` of an operand (its index in the original,
+// unshrunk case); `values` is the operand's stream (counter_hash(c.seed, kValues + operand,
+// index)). Activations are drawn a row at a time (activation_draw.hpp).
+template <ElementType kType> std::uint64_t draw_bit_pattern(const CounterKey& values, std::uint64_t index) {
   const std::uint64_t h = values(index);
-  if (c.inputs == InputKind::activations) {
-    // Irwin-Hall: the sum of four 16-bit uniforms, centred and scaled to unit variance: a
-    // normal shape without libm, so the same bits on every machine.
-    double sum = 0;
-    for (int k = 0; k < 4; ++k) sum += static_cast<double>((h >> (16 * k)) & 0xffffu);
-    const double normal = (sum - 2 * 65535.0) / (65536.0 * std::sqrt(4.0 / 12.0));
-    return encode<kType>(normal * scale);
-  }
   const auto [exponent_bits, mantissa_bits] = format_of(kType);
   const std::uint64_t mantissa_mask = (std::uint64_t{1} << mantissa_bits) - 1;
   const std::uint64_t top = (std::uint64_t{1} << exponent_bits) - 1;
@@ -150,16 +142,26 @@ void draw_operand(Buffer& buffer, const CaseDescription& c, const Selection& sel
   const std::int64_t step = buffer.stride[3];
   const CounterKey values(c.seed, kValues + static_cast<std::uint64_t>(operand));
   Unit* const data = reinterpret_cast<Unit*>(buffer.bytes.data());
-#pragma omp parallel for collapse(2) schedule(static) if (worth_a_team(batch * seq * heads * d))
-  for (std::int64_t b = 0; b < batch; ++b)
-    for (std::int64_t s = 0; s < seq; ++s)
-      for (std::int64_t h = 0; h < heads; ++h) {
-        const std::int64_t ob = pick(sel.batch, b), os = pick(sel.token, s), oh = sel.head ? *sel.head : h;
-        const auto first = static_cast<std::uint64_t>(((ob * c.seq + os) * original_heads + oh) * d);
-        Unit* const row = data + buffer.offset_of(b, s, h, 0);
-        for (std::int64_t e = 0; e < d; ++e)
-          row[e * step] = static_cast<Unit>(draw_bits<kType>(c, values, first + static_cast<std::uint64_t>(e), scales[static_cast<std::size_t>(e)]));
-      }
+  const bool activations = c.inputs == InputKind::activations;
+#pragma omp parallel if (worth_a_team(batch * seq * heads * d))
+  {
+    std::vector<double> row_values(static_cast<std::size_t>(d));
+#pragma omp for collapse(2) schedule(static)
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t s = 0; s < seq; ++s)
+        for (std::int64_t h = 0; h < heads; ++h) {
+          const std::int64_t ob = pick(sel.batch, b), os = pick(sel.token, s), oh = sel.head ? *sel.head : h;
+          const auto first = static_cast<std::uint64_t>(((ob * c.seq + os) * original_heads + oh) * d);
+          Unit* const row = data + buffer.offset_of(b, s, h, 0);
+          if (activations) {
+            draw_activation_row(values, first, scales.data(), row_values.size(), row_values.data());
+            for (std::int64_t e = 0; e < d; ++e) row[e * step] = static_cast<Unit>(encode<kType>(row_values[static_cast<std::size_t>(e)]));
+          } else {
+            for (std::int64_t e = 0; e < d; ++e)
+              row[e * step] = static_cast<Unit>(draw_bit_pattern<kType>(values, first + static_cast<std::uint64_t>(e)));
+          }
+        }
+  }
 }
 
 void draw_values(Buffer& buffer, const CaseDescription& c, const Selection& sel, int operand, std::int64_t original_heads,

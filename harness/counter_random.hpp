@@ -20,6 +20,9 @@ class CounterKey {
  public:
   CounterKey(std::uint64_t seed, std::uint64_t stream) : mixed_(mix64(seed + 0x9e3779b97f4a7c15ull * (stream + 1))), stream_(stream) {}
   std::uint64_t operator()(std::uint64_t index) const { return mix64(mixed_ ^ (index * 0xd1b54a32d192ed03ull + stream_)); }
+  // Its two halves, for the vector form of operator() (activation_draw.cpp).
+  std::uint64_t mixed() const { return mixed_; }
+  std::uint64_t stream() const { return stream_; }
 
  private:
   std::uint64_t mixed_, stream_;
