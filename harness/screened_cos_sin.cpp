@@ -94,7 +94,7 @@ SplitFrequency split_frequency(const Wide& frequency) {
 //
 // The turns: where |ah| < 2^50, q = ah kInverseTwoPi rounded is within (1 + 2^-52)^2 of
 // ah / (2 pi), and k = q rounded to the nearest integer (the 1.5 2^52 shift, exact below 2^51)
-// satisfies |ah / (2 pi) - k| <= 1/2 + 2^-47.35 2^-51.9 < 0.55; so |k| <= |phi| / 2^2.6 + 0.6,
+// satisfies |ah / (2 pi) - k| <= 1/2 + 2^47.35 2^-51.99 < 0.55; so |k| <= |phi| / 2^2.6 + 0.6,
 // below 2^47.4.
 //
 // The reduction: k C1 = p1 + e1 and k C2 = p2 + e2 exactly (two_product), p3 = k C3 rounded (off
@@ -115,7 +115,7 @@ SplitFrequency split_frequency(const Wide& frequency) {
 // cos and sin move by no more than the angle, so with the evaluation's 2^-52
 // (screened_cos_sin.hpp) the error is at most 2^-52 + 2^-100.09 + |phi| (2^-100 + 2^-158.8);
 // taking |phi| <= magnitude (1 + 2^-52) and |phi| < 2^50.1, the terms past 2^-52 +
-// magnitude 2^-100 add at most 2^-100.09 + 2^-108.7 + 2^-103 < 2^-99.
+// magnitude 2^-100 add at most 2^-100.09 + 2^-108.7 + 2^-101.9 < 2^-99.
 //
 // Outside |p| < 2^53, |theta| >= 2^-800 or 0, and |ah| < 2^50, nothing is formed and
 // screened_cos_sin takes the binary128 path.
