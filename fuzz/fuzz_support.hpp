@@ -6,9 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <unistd.h>
 
 #include "spec/spec.hpp"
 #include "spec/spec_error.hpp"
@@ -60,5 +63,49 @@ inline void check_spec_round_trips(const Spec& spec) {
     require(from_text == spec, "Spec::from_json(parse(s.to_json().dump())) == s", canonical + " as " + json.dump());
   });
 }
+
+// A folder of this process's own for targets that read their input from a file: in $TMPDIR,
+// else in /dev/shm where there is one (a file written to disk costs milliseconds, a hundred
+// times a parse). Its name is made once; the folder exists only while an InputFile holds it.
+inline const std::filesystem::path& scratch_folder() {
+  static const std::filesystem::path root = [] {
+    std::error_code error;
+    const bool shm = std::getenv("TMPDIR") == nullptr && std::filesystem::is_directory("/dev/shm", error) &&
+                     ::access("/dev/shm", W_OK) == 0;
+    std::string name =
+        ((shm ? std::filesystem::path("/dev/shm") : std::filesystem::temp_directory_path()) / "peconform-fuzz-XXXXXX").string();
+    if (::mkdtemp(name.data()) == nullptr) {
+      std::perror("mkdtemp");
+      std::abort();
+    }
+    return std::filesystem::path(name);
+  }();
+  return root;
+}
+
+// The input's bytes as the file scratch_folder() / relative (its folders made); the whole
+// scratch folder is removed when this goes out of scope, so no input sees another's files.
+class InputFile {
+ public:
+  InputFile(const std::filesystem::path& relative, const std::uint8_t* data, std::size_t size) : path_(scratch_folder() / relative) {
+    std::filesystem::create_directories(path_.parent_path());
+    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    if (!out) {
+      std::perror("writing the fuzz input's file");
+      std::abort();
+    }
+  }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile() {
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch_folder(), ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace peconform::fuzz
