@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <optional>
+#include <tuple>
 #include <omp.h>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "harness/rotary_row_screen.hpp"
 #include "harness/screened_cos_sin.hpp"
 #include "harness/typed_access.hpp"
+#include "harness/xpos_factor.hpp"
 #include "reference/rotary.hpp"
 
 namespace peconform::harness {
@@ -28,6 +30,7 @@ struct PairConstants {
   int axis = 0;
   SplitFrequency frequency;
   Wide log_zeta = 0;  // xPos: ln(zeta_i) / scale_base, signed by role
+  SplitWide log_zeta_parts;
   Wide growth;        // the angle error's growth with |phi| (precision/error_model.hpp angle_growth)
   double growth_bound = 0;  // growth in double, raised by kBoundRounding (for rotary_bound_terms<double>)
 };
@@ -48,7 +51,20 @@ struct TokenPair {
   // Where the bound constrains nothing (past the horizon): its terms without the angle's growth,
   // for the norm check (norm_bound).
   RotaryBoundTerms<double> angle_free;
+  // Both in binary128, formed by the first pair of the token checked there and kept for the
+  // token's other heads (wide_terms_of, wide_angle_free_of).
+  std::optional<RotaryBoundTerms<Wide>> wide_terms, wide_angle_free;
 };
+
+const RotaryBoundTerms<Wide>& wide_terms_of(const Spec& spec, TokenPair& t) {
+  if (!t.wide_terms) t.wide_terms = rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos), t.growth);
+  return *t.wide_terms;
+}
+
+const RotaryBoundTerms<Wide>& wide_angle_free_of(const Spec& spec, TokenPair& t) {
+  if (!t.wide_angle_free) t.wide_angle_free = rotary_bound_terms<Wide>(spec, Wide(0), Wide(t.log_xpos), Wide(0));
+  return *t.wide_angle_free;
+}
 
 // The fast path's view of one token's pairs (rotary_row_screen.hpp), in padded arrays.
 struct FastToken {
@@ -78,11 +94,12 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
     const Wide frequency = reference.frequencies().inv_freq[rotary_frequency_index(spec, pair)];
     const int frequency_index = static_cast<int>(rotary_frequency_index(spec, pair));
     const Wide growth = angle_growth<Wide>(spec, frequency_index);
-    PairConstants c{a, b, in_a, in_b, rotary_axis(spec, pair), split_frequency(frequency), 0, growth,
+    PairConstants c{a, b, in_a, in_b, rotary_axis(spec, pair), split_frequency(frequency), 0, {}, growth,
                     static_cast<double>(growth) * kBoundRounding};
     if (spec.family == Family::xpos) {
       const Wide log_zeta = log(xpos_zeta<Wide>(spec, pair)) / from_decimal<Wide>(spec.scale_base);
       c.log_zeta = spec.role == XposRole::query ? log_zeta : -log_zeta;
+      c.log_zeta_parts = split_wide(c.log_zeta);
     }
     out.push_back(c);
   }
@@ -93,6 +110,7 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
 struct Attention {
   Wide wide;
   double rounded = 0;
+  SplitWide parts;
 };
 
 TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& point, const Attention& attention) {
@@ -101,9 +119,17 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   double log_xpos = 0, xpos = 1;
   Wide amplitude_wide = attention.wide;
   t.amplitude = attention.rounded;
-  if (spec.family == Family::xpos) {
-    // xPos's factor in binary128, so that the screen's amplitude is off by one rounding to
-    // double: one binary128 exp per pair and token.
+  // xPos's factor: the screen's amplitude is the binary128 one rounded once to double. In
+  // double-double where that gives the same double (xpos_factor.hpp), else in binary128, as are
+  // the amplitudes so small that the pair is checked in binary128.
+  const RoundedXposFactor factor = spec.family == Family::xpos
+                                       ? rounded_xpos_factor(point.c[0], pair.log_zeta_parts, attention.parts)
+                                       : RoundedXposFactor{};
+  if (factor.formed && factor.amplitude >= kSmallestScreenedAmplitude) {
+    log_xpos = factor.log_factor;
+    xpos = factor.factor;
+    t.amplitude = factor.amplitude;
+  } else if (spec.family == Family::xpos) {
     const Wide log_xpos_wide = Wide(point.c[0]) * pair.log_zeta;
     log_xpos = static_cast<double>(log_xpos_wide);
     const Wide xpos_wide = exp(log_xpos_wide);
@@ -190,8 +216,8 @@ struct NormCheck {
 // product (one more) and |y| (2.5 ulps) put the computed | |y| - A r | within
 // 8 2^-53 (A r + |y|) of the exact one. In binary128 the few roundings lie far below
 // 2^-100 (A r + |y|), and that much goes to the kernel.
-NormCheck check_norm(const Spec& spec, const TokenPair& t, double xa, double xb, double ya, double yb, bool wide,
-                     double scale, double r) {
+NormCheck check_norm(const Spec& spec, TokenPair& t, double xa, double xb, double ya, double yb, bool wide, double scale,
+                     double r) {
   if (!wide) {
     const double squares = ya * ya + yb * yb;
     const double norm = std::isfinite(squares) ? std::sqrt(squares) : std::hypot(ya, yb);
@@ -199,7 +225,7 @@ NormCheck check_norm(const Spec& spec, const TokenPair& t, double xa, double xb,
     const double error = std::abs(norm - scale), screen = 8 * 0x1p-53 * (scale + norm);
     if (error + screen <= bound || error - screen > bound) return {norm, scale, bound, error / bound};
   }
-  const RotaryBoundTerms<Wide> terms = rotary_bound_terms<Wide>(spec, Wide(0), Wide(t.log_xpos), Wide(0));
+  const RotaryBoundTerms<Wide>& terms = wide_angle_free_of(spec, t);
   const WideScale w = wide_scale_of(t, xa, xb);
   const Wide& r_wide = w.r;
   const Wide& wide_scale = w.scale;
@@ -212,7 +238,7 @@ NormCheck check_norm(const Spec& spec, const TokenPair& t, double xa, double xb,
 
 template <class Access>
 void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs, const std::vector<std::size_t>& pass_through,
-                 const std::vector<TokenPair>& token, const FastToken& fast, FastRow& values, std::int64_t b, std::int64_t s,
+                 std::vector<TokenPair>& token, const FastToken& fast, FastRow& values, std::int64_t b, std::int64_t s,
                  const Point& point, Escalation& escalation, std::vector<std::size_t>& slow, ElementTally& tally) {
   const Spec& spec = call.spec;
   const ElementType type = element_type(spec.dtype);
@@ -228,6 +254,10 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
     const Buffer& in = call.inputs[o];
     const Buffer& out = call.outputs[o];
     const std::int64_t heads = out.shape[2];
+    // Sentinels are NaNs (backends/kernel_call.hpp): only a NaN pays for the lookup.
+    auto sentinel_at = [&](double value, std::int64_t at) {
+      return std::isnan(value) ? sentinel_kind(type, Access::bits(out, at)) : std::string_view{};
+    };
     for (std::int64_t h = 0; h < heads; ++h) {
       std::size_t slow_count = 0;
       const std::int64_t row = ((b * out.shape[1] + s) * heads + h) * spec.d;
@@ -243,9 +273,12 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
       for (const std::size_t e : pass_through) {
         const std::int64_t at = out.offset_of(b, s, h, static_cast<std::int64_t>(e));
         const std::int64_t from = in.offset_of(b, s, h, static_cast<std::int64_t>(e));
-        const std::uint64_t got = Access::bits(out, at);
-        const std::string_view held = sentinel_kind(type, got);
-        if (got == Access::bits(in, from) || (held.empty() && std::isnan(Access::value(out, at)) && std::isnan(Access::value(in, from)))) {
+        if (Access::bits(out, at) == Access::bits(in, from)) {
+          tally.identical();
+          continue;
+        }
+        const std::string_view held = sentinel_at(Access::value(out, at), at);
+        if (held.empty() && std::isnan(Access::value(out, at)) && std::isnan(Access::value(in, from))) {
           tally.identical();
           continue;
         }
@@ -288,7 +321,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
       for (std::size_t k = 0; k < slow_count; ++k) {
         const std::size_t j = slow[k];
         const PairConstants& pair = pairs[j];
-        const TokenPair& t = token[j];
+        TokenPair& t = token[j];
         const std::int64_t ia = in.offset_of(b, s, h, static_cast<std::int64_t>(pair.in_a));
         const std::int64_t ib = in.offset_of(b, s, h, static_cast<std::int64_t>(pair.in_b));
         const double xa = Access::value(in, ia), xb = Access::value(in, ib);
@@ -298,9 +331,9 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         auto input_text = [&] { return fmt::format("x[{}]={}, x[{}]={}", pair.in_a, hex_and_decimal(xa), pair.in_b, hex_and_decimal(xb)); };
         if (std::isnan(xa) || std::isnan(xb)) {
           // The propagation policy: a NaN in a pair makes both of its outputs NaN.
-          for (const auto& [e, stored] : {std::pair{pair.a, oa}, std::pair{pair.b, ob}}) {
-            const std::string_view held = sentinel_kind(type, Access::bits(out, stored));
-            if (held.empty() && std::isnan(Access::value(out, stored))) {
+          for (const auto& [e, stored, y] : {std::tuple{pair.a, oa, ya}, std::tuple{pair.b, ob, yb}}) {
+            const std::string_view held = sentinel_at(y, stored);
+            if (held.empty() && std::isnan(y)) {
               tally.identical();
             } else {
               tally.fail({o, row + static_cast<std::int64_t>(e)}, [&, e = e, stored = stored] {
@@ -322,15 +355,13 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         // Squares past double's range (inputs near 1e154 and up) take hypot, which does not overflow.
         const double r = wide ? static_cast<double>(r_wide) : (std::isfinite(r2) ? std::sqrt(r2) : std::hypot(xa, xb));
         const bool claimed = within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
-        const RotaryBoundTerms<Wide> wide_terms =
-            wide ? rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos), t.growth) : RotaryBoundTerms<Wide>{};
         const double scale = wide ? static_cast<double>(wide_scale) : t.amplitude * r;
         // Outside the claim (near the dtype's overflow) only an unwritten element is wrong; a
         // bound that reaches the pair's scale (A r) still rejects what lies past it, but what
         // lies within it is counted unconstrained, never as a pass.
         if (!claimed) {
-          for (const auto& [e, stored] : {std::pair{pair.a, oa}, std::pair{pair.b, ob}}) {
-            const std::string_view held = sentinel_kind(type, Access::bits(out, stored));
+          for (const auto& [e, stored, y] : {std::tuple{pair.a, oa, ya}, std::tuple{pair.b, ob, yb}}) {
+            const std::string_view held = sentinel_at(y, stored);
             if (!held.empty())
               tally.fail({o, row + static_cast<std::int64_t>(e)}, [&, e = e, stored = stored] {
                 return describe(held, e, input_text(), NAN, stored, INFINITY, INFINITY);
@@ -356,7 +387,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         for (int k = 0; k < 2; ++k) {
           if (wide) {
             const Wide magnitude = abs(wide_reference[k]) + wide_scale * Wide(t.reference_relative);
-            wide_bounds[k] = wide_terms.bound(wide_scale, r_wide, magnitude) * Wide(kBoundRounding);
+            wide_bounds[k] = wide_terms_of(spec, t).bound(wide_scale, r_wide, magnitude) * Wide(kBoundRounding);
             bounds[k] = static_cast<double>(wide_bounds[k]);
           } else {
             bounds[k] = t.terms.bound(scale, r, std::abs(reference[k]) + screen_error) * kBoundRounding;
@@ -370,7 +401,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           const double y = actual[k], expected = reference[k], bound = bounds[k];
           const std::size_t e = element[k];
           const std::int64_t key = row + static_cast<std::int64_t>(e);
-          std::string_view kind = sentinel_kind(type, Access::bits(out, stored[k]));
+          std::string_view kind = sentinel_at(y, stored[k]);
           if (kind.empty() && std::isnan(y)) kind = "nan";
           else if (kind.empty() && std::isinf(y)) kind = "inf";
           if (!kind.empty()) {
@@ -434,7 +465,8 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
 ElementTally verify_rotary(const KernelCall& call) {
   const Spec& spec = call.spec;
   const Reference<FastReal> reference(spec, call.sequence_length);
-  const Attention attention{reference.frequencies().attention, static_cast<double>(reference.frequencies().attention)};
+  const Wide attention_factor = reference.frequencies().attention;
+  const Attention attention{attention_factor, static_cast<double>(attention_factor), split_wide(attention_factor)};
   const std::vector<PairConstants> pairs = pair_constants(call, reference);
   std::vector<std::size_t> pass_through;
   const auto [start, dims] = rotary_slice(spec);

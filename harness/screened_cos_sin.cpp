@@ -3,8 +3,9 @@
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
 
-// Compiled with -ffp-contract=off (harness/CMakeLists.txt): the error-free transformations
-// below are exact only if no product is fused into the sum that follows it.
+#include "harness/double_double.hpp"
+
+// Compiled with -ffp-contract=off (harness/double_double.hpp).
 
 namespace peconform::harness {
 namespace {
@@ -28,32 +29,6 @@ ScreenedCosSin evaluate(double hi, double lo, double error, double magnitude) {
   return {c - s * lo, s + c * lo, error, magnitude};
 }
 
-// An unevaluated sum hi + lo.
-struct DoubleDouble {
-  double hi = 0, lo = 0;
-};
-
-// Knuth's TwoSum: a + b = hi + lo exactly, whatever the magnitudes, with hi = a + b rounded (so
-// |lo| <= 2^-53 |hi|).
-DoubleDouble two_sum(double a, double b) {
-  const double hi = a + b;
-  const double b_part = hi - a;
-  return {hi, (a - (hi - b_part)) + (b - b_part)};
-}
-
-// a b = hi + lo exactly, where the product's low part is not below double's normal range.
-DoubleDouble two_product(double a, double b) {
-  const double hi = a * b;
-  return {hi, std::fma(a, b, -hi)};
-}
-
-// sum + x, exact but for the rounding of the two low parts' sum: at most
-// 2^-106 (|sum.hi| + |sum.hi + x|) (each low part is at most 2^-53 of its high part).
-DoubleDouble plus(const DoubleDouble& sum, double x) {
-  const DoubleDouble head = two_sum(sum.hi, x);
-  return two_sum(head.hi, head.lo + sum.lo);
-}
-
 // 2 pi = C1 + C2 + C3 + 2.2e-49 (mpmath at 400 bits, each part the rest rounded to double);
 // 1 / (2 pi) rounded to double.
 constexpr double kTwoPi1 = 0x1.921fb54442d18p+2, kTwoPi2 = 0x1.1a62633145c07p-52, kTwoPi3 = -0x1.f1976b7ed8fbcp-108;
@@ -73,12 +48,8 @@ ScreenedCosSin screened_cos_sin(const Wide& angle) {
 }
 
 SplitFrequency split_frequency(const Wide& frequency) {
-  SplitFrequency split{frequency};
-  // Each rest is exact in binary128, and the last has at most 113 - 2 53 bits.
-  split.hi = static_cast<double>(frequency);
-  const Wide rest = frequency - Wide(split.hi);
-  split.mid = static_cast<double>(rest);
-  split.lo = static_cast<double>(rest - Wide(split.mid));
+  const SplitWide parts = split_wide(frequency);
+  SplitFrequency split{frequency, parts.hi, parts.mid, parts.lo};
   const double magnitude = std::abs(split.hi);
   split.in_range = magnitude == 0 || (magnitude >= 0x1p-800 && std::isfinite(magnitude));
   return split;
