@@ -29,11 +29,13 @@ std::map<std::int64_t, std::int64_t> prime_exponents(std::int64_t n) {
 // n^(H-E) E^steps = M^steps E^(H-E), an identity between integers that the primes' exponents
 // settle without forming the (huge) powers. Elsewhere a difference below 2^-100 that is not an
 // equality would need a linear form in three logarithms of integers under 2^40 to vanish to 100
-// bits, far closer than such forms come at these sizes.
-bool reaches(std::int64_t n, std::int64_t steps, std::int64_t exact, std::int64_t half, std::int64_t max_distance) {
+// bits, far closer than such forms come at these sizes. `log_range` is ln(M/E) in binary128,
+// formed once per plan.
+bool reaches(std::int64_t n, std::int64_t steps, std::int64_t exact, std::int64_t half, std::int64_t max_distance,
+             Quad log_range) {
   const std::int64_t span = half - exact;
   const Quad left = logq(static_cast<Quad>(n) / exact) * span;
-  const Quad right = logq(static_cast<Quad>(max_distance) / exact) * steps;
+  const Quad right = log_range * steps;
   const Quad tolerance = ldexpq(fmaxq(fabsq(left), fabsq(right)), -100);
   if (fabsq(left - right) > tolerance) return left > right;
   std::map<std::int64_t, std::int64_t> left_exponents, right_exponents;
@@ -53,10 +55,14 @@ T5Plan make_t5_plan(const Spec& spec) {
   const std::int64_t max_distance = spec.max_distance;
   // Every bucket up to H - 1 is reached by n = max_distance (the ratio is then 1 >= steps/(H - E)).
   const std::int64_t beyond = std::max<std::int64_t>(max_distance, plan.exact) + 1;
+  const Quad log_range = logq(static_cast<Quad>(max_distance) / plan.exact);
   for (std::int64_t bucket = plan.exact + 1; bucket < half; ++bucket) {
     const std::int64_t steps = bucket - plan.exact;
-    auto at_least = [&](std::int64_t n) { return reaches(n, steps, plan.exact, half, max_distance); };
-    std::int64_t low = plan.exact, high = beyond;  // at_least(high) holds, at_least(low) does not
+    auto at_least = [&](std::int64_t n) { return reaches(n, steps, plan.exact, half, max_distance, log_range); };
+    // at_least(high) holds, at_least(low) does not. A bucket starts no earlier than the one
+    // before it (a distance that reaches E + steps reaches every bucket below), so the search
+    // starts just below the last start.
+    std::int64_t low = plan.bucket_start.empty() ? plan.exact : plan.bucket_start.back() - 1, high = beyond;
     if (!at_least(high)) break;
     while (low + 1 < high) {
       const std::int64_t middle = low + (high - low) / 2;
