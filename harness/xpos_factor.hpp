@@ -4,13 +4,13 @@
 // ln(zeta_i) / scale_base signed by role (reference/rotary.hpp) and A the attention factor.
 //
 // The verifier used to form them in binary128 (Wide(p) * lambda, libquadmath's expq, A times
-// that, each rounded to double). That binary128 exp was 12% of the ci profile's time
-// (tools/BENCHMARKS.md). Here the same three doubles come out of double-double arithmetic,
-// within 2^-93.7 of the binary128 values (the proof is at the definition), and each is returned
-// only where that much cannot change its rounding to double: where a value lies within 2^-80 of
-// a point halfway between two doubles, `formed` is false and the caller takes the binary128
-// path. So every value returned is the double the binary128 path gives, bit for bit, and the
-// campaign's reports stay the same.
+// that, each rounded to double). That binary128 exp was 12% of the ci profile's time at one
+// thread (tools/BENCHMARKS.md, "Third step"). Here the same three doubles come out of
+// double-double arithmetic, within 2^-93.7 of the binary128 values (the proof is at the
+// definition), and each is returned only where that much cannot change its rounding to double:
+// where a value lies within 2^-80 of a point halfway between two doubles, `formed` is false and
+// the caller takes the binary128 path. So every value returned is the double the binary128 path
+// gives, bit for bit, and the campaign's reports stay the same.
 #include <cstdint>
 #include <optional>
 

@@ -5,9 +5,12 @@
 // are left to binary128.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fmt/format.h>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,12 +41,17 @@ bool near_a_midpoint(const ExactReal& v) {
 TEST(XposFactor, ExponentialStaysWithinItsProvenBound) {
   CounterStream random(20261124, 1);
   std::vector<double> heads;
-  for (int i = 0; i < 4000; ++i) heads.push_back((2 * random.uniform() - 1) * (random.below(2) ? 600 : std::ldexp(1.0, -static_cast<int>(random.below(60)))));
+  for (int i = 0; i < 4000; ++i) {
+    const double range = random.below(2) == 0 ? 600 : std::ldexp(1.0, -static_cast<int>(random.below(60)));
+    heads.push_back((2 * random.uniform() - 1) * range);
+  }
   // Near k ln 2 (r near 0) and near (k + 1/2) ln 2 (k's rounding boundary, |r| largest).
   for (const int k : {-866, -100, -1, 0, 1, 3, 200, 865})
     for (const double half : {0.0, 0.5, -0.5})
-      for (const double nudge : {0.0, 0x1p-40, -0x1p-40, 0x1p-20})
-        if (std::abs((k + half) * 0x1.62e42fefa39efp-1) + nudge <= 600) heads.push_back((k + half) * 0x1.62e42fefa39efp-1 + nudge);
+      for (const double nudge : {0.0, 0x1p-40, -0x1p-40, 0x1p-20}) {
+        const double head = (k + half) * 0x1.62e42fefa39efp-1 + nudge;  // ln 2 rounded
+        if (std::abs(head) <= 600) heads.push_back(head);
+      }
   double worst = 0;
   for (const double hi : heads) {
     const double lo = hi == 0 ? 0 : std::ldexp(2 * random.uniform() - 1, std::ilogb(hi) - 54);
@@ -76,7 +84,8 @@ Binary128Factor binary128_factor(std::int64_t position, const Wide& lambda, cons
 TEST(XposFactor, FormedValuesAreTheBinary128PathsBitForBit) {
   CounterStream random(20261124, 2);
   // YaRN's mscale for factors 4 and 32, an arbitrary one, and none.
-  const Wide attentions[] = {Wide(1), 1 + Wide("0.1") * log(Wide(4)), 1 + Wide("0.1") * log(Wide(32)), Wide("1.2345678901234567890123")};
+  const Wide attentions[] = {Wide(1), 1 + Wide("0.1") * log(Wide(4)), 1 + Wide("0.1") * log(Wide(32)),
+                             Wide("1.2345678901234567890123")};
   int formed = 0, tried = 0;
   for (const int d : {8, 32, 64, 128, 256})
     for (const char* scale_base : {"512", "8", "4096", "1.5"})
