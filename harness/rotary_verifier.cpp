@@ -30,7 +30,7 @@ struct PairConstants {
   int axis = 0;
   SplitFrequency frequency;
   Wide log_zeta = 0;  // xPos: ln(zeta_i) / scale_base, signed by role
-  SplitWide log_zeta_parts;
+  SplitWide log_zeta_parts;  // the same as three doubles (xpos_factor.hpp)
   Wide growth;        // the angle error's growth with |phi| (precision/error_model.hpp angle_growth)
   double growth_bound = 0;  // growth in double, raised by kBoundRounding (for rotary_bound_terms<double>)
 };
