@@ -3,17 +3,16 @@
 // that every partial last vector is met), counters that wrap past 2^64, and scales of every
 // kind; and the definition is the formula the campaign has always drawn with.
 #include <gtest/gtest.h>
-#include <hwy/targets.h>
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <iostream>
 #include <limits>
 #include <vector>
 
 #include "harness/activation_draw.hpp"
 #include "harness/counter_random.hpp"
+#include "support/highway_targets.hpp"
 
 namespace peconform::harness {
 namespace {
@@ -47,16 +46,7 @@ void expect_same_rows(CounterStream& random) {
 
 TEST(ActivationDraw, EveryTargetDrawsTheScalarDefinitionsBits) {
   CounterStream random(20261124, 7);
-  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  ASSERT_FALSE(targets.empty());
-  for (const std::int64_t target : targets) {
-    hwy::SetSupportedTargetsForTest(target);
-    SCOPED_TRACE(hwy::TargetName(target));
-    std::cout << "activation draw target: " << activation_draw_target() << "\n";
-    EXPECT_STREQ(activation_draw_target(), hwy::TargetName(target));
-    expect_same_rows(random);
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  on_every_highway_target("activation draw", activation_draw_target, [&] { expect_same_rows(random); });
 }
 
 // The definition against the Irwin-Hall formula written out: four 16-bit fields of the counter

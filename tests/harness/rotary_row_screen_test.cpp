@@ -4,7 +4,6 @@
 // huge values and pairs the fast path must not decide, at every row length up to 70 (so that
 // every partial last vector is met).
 #include <gtest/gtest.h>
-#include <hwy/targets.h>
 
 #include <bit>
 #include <cmath>
@@ -14,6 +13,7 @@
 
 #include "harness/counter_random.hpp"
 #include "harness/rotary_row_screen.hpp"
+#include "support/highway_targets.hpp"
 
 namespace peconform::harness {
 namespace {
@@ -95,20 +95,12 @@ void expect_same_screen(const RowScreenConstants& constants, std::uint64_t seed)
 }
 
 TEST(RotaryRowScreen, VectorsGiveTheScalarScreenBitForBit) {
-  // Every target this CPU runs, not only its best: the dispatch picks another on another CPU.
-  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  ASSERT_FALSE(targets.empty());
-  for (const std::int64_t target : targets) {
-    hwy::SetSupportedTargetsForTest(target);
-    SCOPED_TRACE(hwy::TargetName(target));
-    std::cout << "row screen target: " << row_screen_target() << "\n";
-    EXPECT_STREQ(row_screen_target(), hwy::TargetName(target));
+  on_every_highway_target("row screen", row_screen_target, [] {
     // fp32 storage (computing in float) and fp64 storage, whose ULPs reach the subnormal route.
     expect_same_screen({0x1p-149 + 3 * 0x1p-1074, 0x1p-149, 0x1p-24, 0x1p-149, 0x1.fffffep+127 / (1 + 0x1p-6), 23, -126}, 1);
     expect_same_screen({0x1p-1074 * 4, 0x1p-1074, 0x1p-53, 0x1p-1074, std::numeric_limits<double>::max() / (1 + 0x1p-6), 52, -1022},
                        2);
-  }
-  hwy::SetSupportedTargetsForTest(0);
+  });
 }
 
 }  // namespace

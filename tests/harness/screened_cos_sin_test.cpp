@@ -13,18 +13,10 @@
 #include "harness/counter_random.hpp"
 #include "harness/screened_cos_sin.hpp"
 #include "reference/real_types.hpp"
+#include "support/exact_wide.hpp"
 
 namespace peconform::harness {
 namespace {
-
-// A binary128 value exactly in MPFR: its 113 bits as three doubles.
-ExactReal exactly(const Wide& value) {
-  const double hi = static_cast<double>(value);
-  const Wide rest = value - Wide(hi);
-  const double mid = static_cast<double>(rest);
-  const double lo = static_cast<double>(rest - Wide(mid));
-  return ExactReal(hi) + ExactReal(mid) + ExactReal(lo);
-}
 
 // x less the nearest whole number of turns.
 ExactReal within_a_turn(const ExactReal& x) {

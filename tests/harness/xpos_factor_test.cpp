@@ -18,15 +18,10 @@
 #include "harness/xpos_factor.hpp"
 #include "reference/real_types.hpp"
 #include "reference/rotary.hpp"
+#include "support/exact_wide.hpp"
 
 namespace peconform::harness {
 namespace {
-
-// A binary128 value exactly in MPFR.
-ExactReal exactly(const Wide& value) {
-  const SplitWide parts = split_wide(value);
-  return ExactReal(parts.hi) + ExactReal(parts.mid) + ExactReal(parts.lo);
-}
 
 // Whether v lies within 2^-80 |v| (and a little more) of a point halfway between two doubles.
 bool near_a_midpoint(const ExactReal& v) {
