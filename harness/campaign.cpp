@@ -8,7 +8,7 @@
 
 #include "harness/counter_random.hpp"
 #include "precision/error_model.hpp"
-#include "harness/property_runs.hpp"
+#include "harness/property_thread.hpp"
 #include "harness/regression_corpus.hpp"
 #include "harness/run_identity.hpp"
 #include "harness/shrink.hpp"
@@ -21,6 +21,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint64_t kPropertySeedStream = 7;
+
+struct DrawnCase {
+  std::uint64_t index;
+  CaseDescription description;
+};
 
 class Run {
  public:
@@ -102,38 +107,41 @@ class Run {
     }
   }
 
-  void random_cases() {
+  // Every case of the shard, drawn before any runs: a kernel's pattern that cannot make one is
+  // bad input, found before the campaign has run anything, not after an hour of it.
+  std::vector<DrawnCase> draw_cases() {
     std::vector<BackendCapabilities> capabilities;
-    std::vector<CaseCell> cells;
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
       capabilities.push_back(kernels_[k]->capabilities());
       try {
         const std::vector<CaseCell> kernel_cells = campaign_cells(capabilities.back(), options_.filters, k);
-        cells.insert(cells.end(), kernel_cells.begin(), kernel_cells.end());
+        cells_.insert(cells_.end(), kernel_cells.begin(), kernel_cells.end());
       } catch (const SpecError&) {
         // One kernel of several may have nothing the filters keep; the campaign needs one that does.
         if (kernels_.size() == 1) throw;
       }
     }
-    if (cells.empty())
+    if (cells_.empty())
       throw SpecError("the filters (--spec, --family, --dtype, --precision) leave no case any of the plugin's kernels serves");
-    // Every case of the shard is drawn before any runs: a kernel's pattern that cannot make one
-    // is bad input, found before the campaign has run anything, not after an hour of it.
     const std::uint64_t total = options_.cases.value_or(options_.profile.cases);
-    std::vector<std::pair<std::uint64_t, CaseDescription>> drawn;
+    std::vector<DrawnCase> drawn;
     for (std::uint64_t k = 0; k < total; ++k) {
       if (!mine(k)) continue;
       try {
-        drawn.emplace_back(k, draw_case(options_.seed, k, cells, options_.filters, options_.profile, capabilities));
+        drawn.push_back({k, draw_case(options_.seed, k, cells_, options_.filters, options_.profile, capabilities)});
       } catch (const SpecError& error) {
         throw SpecError(fmt::format("case {} of kernel '{}' cannot be drawn: {}", k + 1,
-                                    kernels_[cells[k % cells.size()].kernel]->name(), error.what()));
+                                    kernels_[cells_[k % cells_.size()].kernel]->name(), error.what()));
       }
     }
+    return drawn;
+  }
+
+  void random_cases(const std::vector<DrawnCase>& drawn) {
     result_.info.cases_planned += drawn.size();
     for (const auto& [k, description] : drawn) {
       if (!going_on()) return;
-      const TensorBackend& kernel = *kernels_[cells[k % cells.size()].kernel];
+      const TensorBackend& kernel = *kernels_[cells_[k % cells_.size()].kernel];
       // Random cases are numbered from 1: 0 is the saved regressions.
       record(description, run_case(description, kernel), k + 1, options_.save_regressions, kernel);
       ++result_.info.cases_run;
@@ -141,24 +149,43 @@ class Run {
     }
   }
 
-  void properties() {
-    const std::span<const Property> catalog = all_properties();
+  // The shard's property runs on every kernel's point evaluator, each with its own seed drawn
+  // from the campaign's.
+  std::vector<PropertyJob> property_jobs() const {
     std::vector<const Property*> chosen;
-    for (const Property& property : catalog)
+    for (const Property& property : all_properties())
       if (property_selected(property)) chosen.push_back(&property);
+    std::vector<PropertyJob> jobs;
     for (const TensorBackend* kernel : kernels_) {
       const Implementation* points = kernel->points();
       if (points == nullptr) continue;
-      for (std::size_t p = 0; p < chosen.size(); ++p) {
-        if (!mine(p)) continue;
-        if (!going_on()) return;
-        const std::uint64_t seed = counter_hash(options_.seed, kPropertySeedStream, p);
-        const Clock::time_point start = Clock::now();
-        result_.properties.push_back(run_property(*chosen[p], *points, seed, options_.profile.property_cases));
-        result_.info.property_seconds += std::chrono::duration<double>(Clock::now() - start).count();
-        report("properties", p + 1, chosen.size());
+      for (std::size_t p = 0; p < chosen.size(); ++p)
+        if (mine(p)) jobs.push_back({chosen[p], points, counter_hash(options_.seed, kPropertySeedStream, p)});
+    }
+    return jobs;
+  }
+
+  // Whether the properties may run beside the cases: not when the run was given one thread,
+  // nor when a kernel must be called from the campaign's own thread only.
+  bool properties_beside_cases() const {
+    return omp_get_max_threads() > 1 && std::none_of(kernels_.begin(), kernels_.end(), [](const TensorBackend* kernel) {
+             return kernel->capabilities().calling_thread_only;
+           });
+  }
+
+  // Waits for the properties, reporting their progress and halting them when the run stops.
+  void finish_properties(PropertyThread& properties) {
+    std::size_t reported = 0;
+    for (bool ended = properties.total() == 0; !ended;) {
+      ended = properties.wait_for(std::chrono::milliseconds(100));
+      if (!going_on()) properties.halt();
+      if (properties.done() > reported || ended) {
+        reported = properties.done();
+        report("properties", reported, properties.total());
       }
     }
+    result_.properties = properties.take_verdicts();
+    result_.info.property_seconds = properties.seconds();
   }
 
  private:
@@ -246,6 +273,7 @@ class Run {
   const CampaignProgress& progress_;
   const std::atomic<bool>& stop_;
   Clock::time_point start_;
+  std::vector<CaseCell> cells_;
   CampaignResult result_;
 };
 
@@ -287,9 +315,16 @@ CampaignResult run_campaign(const CampaignOptions& options, std::span<const Tens
     run.replay_one(*options.replay);
     return run.finish();
   }
+  const std::vector<DrawnCase> drawn = run.draw_cases();
+  std::optional<PropertyThread> properties;
+  if (options.run_properties && run.properties_beside_cases())
+    properties.emplace(run.property_jobs(), options.profile.property_cases);
   run.replay_regressions();
-  run.random_cases();
-  if (options.run_properties) run.properties();
+  run.random_cases(drawn);
+  if (options.run_properties) {
+    if (!properties) properties.emplace(run.property_jobs(), options.profile.property_cases);
+    run.finish_properties(*properties);
+  }
   return run.finish();
 }
 

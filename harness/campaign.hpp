@@ -1,10 +1,11 @@
 #pragma once
-// The campaign: replay the backend's saved regressions, then draw, run, verify and (on
-// failure) shrink and save the profile's random cases, then run the property catalog on the
-// backend's point evaluator; gather everything into one CampaignResult. A plugin library's
-// campaign holds each of its kernels as a backend, with the kernel as the backend of its cells. Cases run one at a
-// time on the calling thread (a backend may need that); each case's buffers are drawn and
-// verified on the whole OpenMP team.
+// The campaign: draw the profile's random cases, replay the backend's saved regressions, then
+// run, verify and (on failure) shrink and save the random cases, while the property catalog
+// runs on the backend's point evaluator on a thread of its own (property_thread.hpp; after the
+// cases instead when the run has one thread); gather everything into one CampaignResult. A
+// plugin library's campaign holds each of its kernels as a backend, with the kernel as the
+// backend of its cells. Cases run one at a time on the calling thread (a backend may need
+// that); each case's buffers are drawn and verified on the whole OpenMP team.
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
