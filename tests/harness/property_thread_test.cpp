@@ -12,7 +12,7 @@
 namespace peconform::harness {
 namespace {
 
-constexpr int kCases = 5;
+constexpr int kPropertyCases = 5;
 
 TEST(PropertyThread, GathersTheVerdictsOfTheSameRunsInJobOrder) {
   std::vector<PropertyJob> jobs;
@@ -20,7 +20,7 @@ TEST(PropertyThread, GathersTheVerdictsOfTheSameRunsInJobOrder) {
   for (std::size_t p = 0; p < 8 && p < catalog.size(); ++p) jobs.push_back({&catalog[p], &cpu_backend(), 1000 + p});
   std::reverse(jobs.begin(), jobs.end());  // not the catalog's order, which the verdicts must not fall back to
 
-  PropertyThread thread(jobs, kCases);
+  PropertyThread thread(jobs, kPropertyCases);
   while (!thread.wait_for(std::chrono::milliseconds(10))) {
   }
   const std::vector<PropertyVerdict> verdicts = thread.take_verdicts();
@@ -29,7 +29,7 @@ TEST(PropertyThread, GathersTheVerdictsOfTheSameRunsInJobOrder) {
   EXPECT_GT(thread.seconds(), 0);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const std::atomic<bool> never{false};
-    const PropertyVerdict alone = *run_property(*jobs[j].property, *jobs[j].points, jobs[j].seed, kCases, never);
+    const PropertyVerdict alone = *run_property(*jobs[j].property, *jobs[j].points, jobs[j].seed, kPropertyCases, never);
     EXPECT_EQ(verdicts[j].name, alone.name);
     EXPECT_EQ(verdicts[j].passed, alone.passed) << alone.name;
     EXPECT_EQ(verdicts[j].cases, alone.cases) << alone.name;
