@@ -20,7 +20,9 @@ class ReferenceTensorBackend final : public TensorBackend {
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
     capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
     capabilities.largest_call_elements = largest_;
-    capabilities.calling_thread_only = true;
+    // The tiers keep no state between calls, and the verifier's escalations already call them
+    // from every thread of the team: the campaign's properties may run beside this backend.
+    capabilities.calling_thread_only = false;
     return capabilities;
   }
   const Implementation* points() const override { return &tier_; }
