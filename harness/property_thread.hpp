@@ -37,8 +37,8 @@ class PropertyThread {
   void halt() { halt_.store(true); }
   // Waits up to `wait` for the thread to end; true once it has.
   bool wait_for(std::chrono::milliseconds wait) const;
-  // Once the thread has ended: the verdicts of the properties that ran, in job order, and the
-  // seconds they took. Rethrows what a run threw. Call once.
+  // Waits for the thread to end, then gives the verdicts of the properties that ran, in job
+  // order (seconds(): the time they took). Rethrows what a run threw. Call once.
   std::vector<PropertyVerdict> take_verdicts();
   double seconds() const { return seconds_; }
 
