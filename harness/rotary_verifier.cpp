@@ -46,6 +46,16 @@ struct TokenPair {
   // the reference is formed in binary128 instead, from these.
   bool in_binary128 = false;
   Wide cos_wide, sin_wide, amplitude_wide;
+  // xPos queries far out leave the values above, and the amplitude and claim scale, to be formed
+  // on first need (form_deferred_amplitude): most of their pairs are written as zeros that pass
+  // without them. cos and sin of the angle, unscaled, are kept for that.
+  bool amplitude_deferred = false;
+  double unit_cos = 0, unit_sin = 0;
+  // xPos keys far out: outside the claim whatever the input, so that nothing else is formed.
+  bool never_claimed = false;
+  // Whether a pair written as two zeros passes with a ratio and ULPs below kNegligible, whatever
+  // its finite inputs (token_pair says why), so that only the tallies' maxima need the exact values.
+  bool zeros_pass_negligibly = false;
   double angle = 0, log_xpos = 0;  // |p theta| and ln of the xPos factor, for the binary128 bound
   Wide growth;
   // Where the bound constrains nothing (past the horizon): its terms without the angle's growth,
@@ -113,15 +123,46 @@ struct Attention {
   SplitWide parts;
 };
 
+// xPos's factor in binary128: ln, the factor and A times it, the first two rounded to double.
+struct WideXposFactor {
+  double log_factor = 0, factor = 0;
+  Wide amplitude;
+};
+
+WideXposFactor wide_xpos_factor(const PairConstants& pair, const Point& point, const Attention& attention) {
+  const Wide log_factor = Wide(point.c[0]) * pair.log_zeta;
+  const Wide factor = exp(log_factor);
+  return {static_cast<double>(log_factor), static_cast<double>(factor), attention.wide * factor};
+}
+
+// The amplitude's values in binary128, for a pair checked there.
+void set_wide_amplitude(TokenPair& t, const Wide& amplitude_wide) {
+  t.amplitude_wide = amplitude_wide;
+  t.cos_wide = Wide(t.unit_cos) * amplitude_wide;
+  t.sin_wide = Wide(t.unit_sin) * amplitude_wide;
+}
+
+void form_deferred_amplitude(TokenPair& t, const PairConstants& pair, const Point& point, const Attention& attention) {
+  const WideXposFactor factor = wide_xpos_factor(pair, point, attention);
+  t.amplitude = static_cast<double>(factor.amplitude);
+  t.claim_scale = std::max(t.amplitude, factor.factor);
+  set_wide_amplitude(t, factor.amplitude);
+  t.amplitude_deferred = false;
+}
+
 TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& point, const Attention& attention) {
   const ScreenedCosSin cs = screened_cos_sin(point.c[static_cast<std::size_t>(pair.axis)], pair.frequency);
   TokenPair t;
+  t.unit_cos = cs.cos;
+  t.unit_sin = spec.sign * cs.sin;
   double log_xpos = 0, xpos = 1;
   Wide amplitude_wide = attention.wide;
   t.amplitude = attention.rounded;
   // xPos's factor: the screen's amplitude is the binary128 one rounded once to double. In
   // double-double where that gives the same double (xpos_factor.hpp), else in binary128, as are
-  // the amplitudes so small that the pair is checked in binary128.
+  // the amplitudes so small that the pair is checked in binary128. Where ln of the factor is below
+  // -700, A <= 2^8 e^-700 < 2^-1000 (rounded_xpos_factor forms nothing for A above 2^8): the pair
+  // is checked in binary128, and the values that takes wait until a pair needs them.
   const RoundedXposFactor factor = spec.family == Family::xpos
                                        ? rounded_xpos_factor(point.c[0], pair.log_zeta_parts, attention.parts)
                                        : RoundedXposFactor{};
@@ -129,16 +170,26 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
     log_xpos = factor.log_factor;
     xpos = factor.factor;
     t.amplitude = factor.amplitude;
+  } else if (factor.log_formed && factor.log_factor < -700) {
+    log_xpos = factor.log_factor;
+    t.amplitude_deferred = true;
+    t.amplitude = 0;  // with the rest, by form_deferred_amplitude
+  } else if (factor.log_formed && (factor.log_factor > 710 || (factor.log_factor > 700 && spec.dtype != Dtype::fp64))) {
+    // The claim scale is at least the factor rounded to double: past e^700 > 2^1009 it is, times
+    // max(r, 1), past the largest value of fp32, bf16 and fp16 (below 2^128) for any input, and
+    // past e^710 it is +inf (double's largest is below e^709.8), outside any dtype's claim.
+    t.never_claimed = true;
+    t.claim_scale = std::numeric_limits<double>::infinity();
+    return t;
   } else if (spec.family == Family::xpos) {
-    const Wide log_xpos_wide = Wide(point.c[0]) * pair.log_zeta;
-    log_xpos = static_cast<double>(log_xpos_wide);
-    const Wide xpos_wide = exp(log_xpos_wide);
-    xpos = static_cast<double>(xpos_wide);
-    amplitude_wide = attention.wide * xpos_wide;
+    const WideXposFactor wide = wide_xpos_factor(pair, point, attention);
+    log_xpos = wide.log_factor;
+    xpos = wide.factor;
+    amplitude_wide = wide.amplitude;
     t.amplitude = static_cast<double>(amplitude_wide);
   }
-  t.cos = cs.cos * t.amplitude;
-  t.sin = spec.sign * cs.sin * t.amplitude;
+  t.cos = t.unit_cos * t.amplitude;
+  t.sin = t.unit_sin * t.amplitude;
   t.angle = cs.magnitude;
   t.terms = rotary_bound_terms<double>(spec, t.angle, log_xpos, pair.growth_bound);
   t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
@@ -148,12 +199,22 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   t.log_xpos = log_xpos;
   t.growth = pair.growth;
   if (!t.terms.constrains()) t.angle_free = rotary_bound_terms<double>(spec, 0.0, log_xpos, 0.0);
-  if (t.amplitude < kSmallestScreenedAmplitude) {
+  if (t.amplitude_deferred || t.amplitude < kSmallestScreenedAmplitude) {
     t.in_binary128 = true;
-    t.amplitude_wide = amplitude_wide;
-    t.cos_wide = Wide(cs.cos) * amplitude_wide;
-    t.sin_wide = Wide(spec.sign * cs.sin) * amplitude_wide;
+    if (!t.amplitude_deferred) set_wide_amplitude(t, amplitude_wide);
     t.reference_relative = 1.4143 * cs.error + 0x1p-100;  // binary128's roundings, generously
+    // xPos queries far out. A <= 2^-900 here (A rounded to double is below it), and a finite
+    // input of fp32, bf16 or fp16 is below 2^128, so the binary128 reference of each element,
+    // |x_a c A - x_b s A| (1 + 2^-111), is below 2^129 2^-899 = 2^-770. The bound is at least
+    // the storage's subnormal spacing eta_s >= 2^-149 (rotary_bound_terms' store_absolute), so
+    // a zero output's ratio is below 2^-621, and its ULPs, |reference| / 2^-149 at most, too.
+    // Such a pair passes (undecided would need an error within the screen's reach of the bound),
+    // lands in the histogram's bin 0, and moves no maximum at least 2^-600 already. With the claim
+    // scale below 2^-200 and r < 2^129 the pair is inside the claim; past the horizon (loose) the
+    // norm check needs the values, so those pairs are left to it. fp64 outputs can hold such values.
+    // A deferred amplitude's claim scale is below 2^8 e^-700 (token_pair's xPos factor above).
+    t.zeros_pass_negligibly =
+        spec.dtype != Dtype::fp64 && t.terms.constrains() && (t.amplitude_deferred || t.claim_scale <= 0x1p-200);
   }
   return t;
 }
@@ -163,7 +224,7 @@ void set_fast_pair(FastToken& fast, std::size_t j, const TokenPair& t) {
   // 2^-50 to cover that division's rounding, so the fast path stays inside the claim.
   // A pair whose bound constrains nothing goes to the full check, which counts it unconstrained,
   // and so does one formed in binary128 (claim_scale +inf: never decided).
-  const bool screened = !t.in_binary128 && t.terms.constrains();
+  const bool screened = !t.in_binary128 && !t.never_claimed && t.terms.constrains();
   fast.cos[j] = t.cos;
   fast.sin[j] = t.sin;
   fast.amplitude[j] = t.amplitude;
@@ -187,6 +248,9 @@ void set_fast_pair(FastToken& fast, std::size_t j, const TokenPair& t) {
 //   | |y| - A r | <= sqrt(2) (P0 (1 + u_f) + eta_s) + u_f A r.
 // A kernel that writes zeros past the horizon, or one whose sin and cos drift apart there (fast
 // intrinsics such as __sinf at large arguments), breaks it; a correct fp32-angle kernel cannot.
+// A ratio or ULP count this small lands in the histogram's bin 0 (below 2^-24).
+constexpr double kNegligible = 0x1p-600;
+
 constexpr double kSqrtTwoAbove = 0x1.6a09e667f3bcdp+0;  // sqrt(2) rounded to nearest lies above it
 
 template <class Real> Real norm_bound(const RotaryBoundTerms<Real>& angle_free, const Real& amplitude_norm, const Real& norm) {
@@ -239,7 +303,8 @@ NormCheck check_norm(const Spec& spec, TokenPair& t, double xa, double xb, doubl
 template <class Access>
 void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs, const std::vector<std::size_t>& pass_through,
                  std::vector<TokenPair>& token, const FastToken& fast, FastRow& values, std::int64_t b, std::int64_t s,
-                 const Point& point, Escalation& escalation, std::vector<std::size_t>& slow, ElementTally& tally) {
+                 const Point& point, const Attention& attention, Escalation& escalation, std::vector<std::size_t>& slow,
+                 ElementTally& tally) {
   const Spec& spec = call.spec;
   const ElementType type = element_type(spec.dtype);
   const int bin = position_bin(point.c[0]);
@@ -343,6 +408,35 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           }
           continue;
         }
+        // Two zeros where they pass negligibly (zeros_pass_negligibly): when the tallies' maxima
+        // are already past anything the pair could give, they are counted without forming the
+        // pair in binary128; the report is what that would give, bit for bit.
+        if (t.zeros_pass_negligibly && ya == 0 && yb == 0 && std::isfinite(xa) && std::isfinite(xb) &&
+            at_position >= kNegligible && tally.stats.max_ulp >= kNegligible) {
+          tally.stats.elements += 2;
+          tally.stats.bounded_elements += 2;
+          histogram[0] += 2;
+          continue;
+        }
+        // Outside the claim (near the dtype's overflow) only an unwritten element is wrong; a
+        // bound that reaches the pair's scale (A r) still rejects what lies past it, but what
+        // lies within it is counted unconstrained, never as a pass.
+        auto count_unclaimed = [&] {
+          for (const auto& [e, stored, y] : {std::tuple{pair.a, oa, ya}, std::tuple{pair.b, ob, yb}}) {
+            const std::string_view held = sentinel_at(y, stored);
+            if (!held.empty())
+              tally.fail({o, row + static_cast<std::int64_t>(e)}, [&, e = e, stored = stored] {
+                return describe(held, e, input_text(), NAN, stored, INFINITY, INFINITY);
+              });
+            else
+              tally.unconstrained();
+          }
+        };
+        if (t.never_claimed) {
+          count_unclaimed();
+          continue;
+        }
+        if (t.amplitude_deferred) form_deferred_amplitude(t, pair, point, attention);
         // Near double's subnormals (tiny inputs, or a tiny amplitude) r, the bound, the reference
         // and the error would round by as much as the kernel's own subnormal allowance: those
         // pairs are checked in binary128, where nothing underflows; the rest in double.
@@ -356,19 +450,8 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const double r = wide ? static_cast<double>(r_wide) : (std::isfinite(r2) ? std::sqrt(r2) : std::hypot(xa, xb));
         const bool claimed = within_claim<double>(t.claim_scale * std::max(r, 1.0), t.terms.largest);
         const double scale = wide ? static_cast<double>(wide_scale) : t.amplitude * r;
-        // Outside the claim (near the dtype's overflow) only an unwritten element is wrong; a
-        // bound that reaches the pair's scale (A r) still rejects what lies past it, but what
-        // lies within it is counted unconstrained, never as a pass.
         if (!claimed) {
-          for (const auto& [e, stored, y] : {std::tuple{pair.a, oa, ya}, std::tuple{pair.b, ob, yb}}) {
-            const std::string_view held = sentinel_at(y, stored);
-            if (!held.empty())
-              tally.fail({o, row + static_cast<std::int64_t>(e)}, [&, e = e, stored = stored] {
-                return describe(held, e, input_text(), NAN, stored, INFINITY, INFINITY);
-              });
-            else
-              tally.unconstrained();
-          }
+          count_unclaimed();
           continue;
         }
         const bool loose = !t.terms.constrains();
@@ -499,7 +582,8 @@ ElementTally verify_rotary(const KernelCall& call) {
         formed = point;
       }
       with_typed_access(spec.dtype, [&](auto access) {
-        check_token<decltype(access)>(call, pairs, pass_through, token, fast, values, b, s, point, escalation, slow, tally);
+        check_token<decltype(access)>(call, pairs, pass_through, token, fast, values, b, s, point, attention, escalation, slow,
+                                      tally);
       });
     }
   }

@@ -111,7 +111,8 @@ std::optional<DoubleDouble> exponential(const DoubleDouble& x) {
 // normal, as in reduce_angle), P l3 rounds by 2^-53 |P l3| < 2^-159 |P lambda|, and three `plus`
 // steps on partial sums within (1 + 2^-52) of |P lambda| add at most 3 2^-106 2.01 |P lambda|:
 // L = L.hi + L.lo is within 2^-103.3 |P lambda|. The binary128 product is P lambda rounded
-// once, within 2^-113 of it: L is within 2^-103.2 |L| of it.
+// once, within 2^-113 of it: L is within 2^-103.2 |L| of it. None of this needs |P lambda| <= 600,
+// so L.hi is returned (log_formed) where the factor is not.
 //
 // factor: with |P lambda| <= 600 (< 2^9.23), L's error moves exp by at most 2^-94.07 relative,
 // and `exponential` adds 2^-97.3: E is within 2^-93.9 of exp(P lambda). The binary128 path
@@ -137,11 +138,12 @@ RoundedXposFactor rounded_xpos_factor(std::int64_t position, const SplitWide& la
   const DoubleDouble second = two_product(p, lambda.mid);
   for (const double term : {second.hi, second.lo, p * lambda.lo}) log_factor = plus(log_factor, term);
   if (!rounds_to_head(log_factor)) return {};
+  const RoundedXposFactor log_only{log_factor.hi, 0, 0, false, true};
   const std::optional<DoubleDouble> factor = exponential(log_factor);
-  if (!factor || !rounds_to_head(*factor)) return {};
+  if (!factor || !rounds_to_head(*factor)) return log_only;
   const DoubleDouble amplitude = times({attention.hi, attention.mid}, *factor);
-  if (!rounds_to_head(amplitude)) return {};
-  return {log_factor.hi, factor->hi, amplitude.hi, true};
+  if (!rounds_to_head(amplitude)) return log_only;
+  return {log_factor.hi, factor->hi, amplitude.hi, true, true};
 }
 
 }  // namespace peconform::harness

@@ -20,12 +20,13 @@ namespace peconform::harness {
 
 struct RoundedXposFactor {
   double log_factor = 0, factor = 0, amplitude = 0;
-  bool formed = false;
+  bool formed = false;      // all three
+  bool log_formed = false;  // log_factor alone, also where |p lambda| > 600 leaves the others unformed
 };
 
 // lambda and A as split_wide gives them. Formed only for p != 0, |p| < 2^53, lambda nonzero and
-// at least 2^-800 in magnitude, |p lambda| <= 600, A in [2^-8, 2^8], and away from the rounding
-// boundaries as above.
+// at least 2^-800 in magnitude, A in [2^-8, 2^8], |p lambda| <= 600 (but for log_factor), and
+// away from the rounding boundaries as above.
 RoundedXposFactor rounded_xpos_factor(std::int64_t position, const SplitWide& lambda, const SplitWide& attention);
 
 // exp(x) for |x.hi| <= 600 (else nothing), within 2^-97.3 of exp(x.hi + x.lo) relative, where

@@ -262,6 +262,86 @@ TEST(Verifier, TheNormCheckPassesTheCpuKernelsUnderEveryRecipeToTheLastPosition)
   EXPECT_GT(checked, 1000u);
 }
 
+// xPos queries far out: pairs whose amplitude is below 2^-900 (ln of the factor below -700
+// at offset 1e6 for pairs 0 to 9 of d=64, about -660 at offset 270000 for d=2's one pair). The
+// kernel writes zeros there; the verifier counts them without binary128 only where no tally's
+// maximum can move, and takes every other output there through the binary128 check.
+std::string xpos_queries_far_out(const char* dtype, const char* offset) {
+  return fmt::format("xpos(d=64,base=10000,layout=half,scale_base=512,role=query,dtype={}) | batch=1 seq=6 heads=3 offset={} seed=2",
+                     dtype, offset);
+}
+
+TEST(Verifier, TalliesZerosOfXposQueriesFarOutAsTheBinary128CheckDoes) {
+  for (const char* dtype : {"fp32", "bf16", "fp16", "fp64"}) {
+    const std::string text = xpos_queries_far_out(dtype, "1000000");
+    const CaseVerdict verdict = verify_call(ran(text));
+    EXPECT_FALSE(verdict.failed()) << text << ": " << (verdict.first_failure ? verdict.first_failure->kind : "");
+    EXPECT_EQ(verdict.stats.elements, 6u * 3 * 64) << text;
+    EXPECT_EQ(verdict.stats.bounded_elements, verdict.stats.elements) << text;
+  }
+  // One pair, all of it far out: no other element lifts the maxima past 2^-600, so every zero
+  // is checked in binary128 and its (tiny, nonzero) ratio and ULPs are the maxima. ln of the
+  // factor is about -660 at offset 270000 (formed at once) and -734 at 300000 (formed on need);
+  // from about -850 on the ratio itself rounds to a double zero.
+  for (const char* offset : {"270000", "300000"}) {
+    const std::string text = fmt::format(
+        "xpos(d=2,base=10000,layout=half,scale_base=512,role=query,dtype=fp32) | batch=1 seq=6 heads=3 offset={} seed=2", offset);
+    KernelCall call = ran(text);
+    const Buffer& out = call.outputs[0];
+    for (std::int64_t s = 0; s < 6; ++s) ASSERT_EQ(out.value(out.offset_of(0, s, 0, 0)), 0.0) << text;
+    const CaseVerdict verdict = verify_call(call);
+    EXPECT_FALSE(verdict.failed()) << text;
+    EXPECT_EQ(verdict.stats.ratio_histogram[0], 6u * 3 * 2) << text;
+    const int bin = position_bin(std::stoll(offset) + 5);
+    EXPECT_GT(verdict.stats.worst_ratio_by_position[static_cast<std::size_t>(bin)], 0.0) << text;
+    EXPECT_LT(verdict.stats.worst_ratio_by_position[static_cast<std::size_t>(bin)], 0x1p-600) << text;
+    EXPECT_GT(verdict.stats.max_ulp, 0.0) << text;
+  }
+}
+
+TEST(Verifier, RejectsANonzeroWhereAnXposQueryFarOutRoundsToZero) {
+  // 2^-146 where the exact value is below 2^-770: eight subnormal spacings, past the bound's two.
+  for (const char* offset : {"270000", "300000", "1000000"}) {
+    const std::string text = xpos_queries_far_out("fp32", offset);
+    KernelCall call = ran(text);
+    Buffer& out = call.outputs[0];
+    out.set_bits(out.offset_of(0, 4, 1, 32), std::bit_cast<std::uint32_t>(0x1p-146f));  // pair 0's second element
+    const CaseVerdict verdict = verify_call(call);
+    ASSERT_TRUE(verdict.failed()) << text;
+    EXPECT_EQ(verdict.failing_elements, 1u) << text;
+    EXPECT_EQ(verdict.first_failure->kind, "numeric") << text;
+    EXPECT_EQ(verdict.first_failure->at, (std::array<std::int64_t, 4>{0, 4, 1, 32})) << text;
+    EXPECT_GT(verdict.first_failure->ratio, 2.0) << text;
+  }
+}
+
+TEST(Verifier, XposKeysFarOutAreUnconstrainedButMustBeWritten) {
+  // Keys far out: a factor past e^700 (e^710 for fp64) is outside every input's claim.
+  for (const char* dtype : {"fp32", "fp64"}) {
+    const std::string text = fmt::format(
+        "xpos(d=64,base=10000,layout=half,scale_base=512,role=key,dtype={}) | batch=1 seq=6 heads=3 offset=1000000 seed=2", dtype);
+    KernelCall call = ran(text);
+    const CaseVerdict verdict = verify_call(call);
+    EXPECT_FALSE(verdict.failed()) << text;
+    EXPECT_GE(verdict.stats.unconstrained_elements, 6u * 3 * 2 * 9) << text;
+    Buffer& out = call.outputs[0];
+    out.set_bits(out.offset_of(0, 2, 2, 0), out.sentinels.unwritten);
+    const CaseVerdict unwritten = verify_call(call);
+    ASSERT_TRUE(unwritten.failed()) << text;
+    EXPECT_EQ(unwritten.first_failure->kind, "unwritten") << text;
+  }
+  // Pair 19's factor is e^669 = 2^965: an fp64 pair of r below 2^58 is still inside the claim.
+  KernelCall call = ran(
+      "xpos(d=64,base=10000,layout=half,scale_base=512,role=key,dtype=fp64) | batch=1 seq=6 heads=3 offset=1000000 seed=2");
+  Buffer& out = call.outputs[0];
+  const std::int64_t at = out.offset_of(0, 1, 0, 19);
+  out.set_bits(at, std::bit_cast<std::uint64_t>(out.value(at) * (1 + 0x1p-20)));
+  const CaseVerdict verdict = verify_call(call);
+  ASSERT_TRUE(verdict.failed());
+  EXPECT_EQ(verdict.first_failure->kind, "numeric");
+  EXPECT_EQ(verdict.first_failure->at, (std::array<std::int64_t, 4>{0, 1, 0, 19}));
+}
+
 TEST(Verifier, AComputedZeroIsANumberButACopyKeepsItsBits) {
   // The spare column of an odd-d half sinusoid is computed: -0 is 0. A pass-through dim is a
   // copy: -0 for +0 is a different element.

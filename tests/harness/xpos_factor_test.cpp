@@ -81,7 +81,7 @@ TEST(XposFactor, FormedValuesAreTheBinary128PathsBitForBit) {
   // YaRN's mscale for factors 4 and 32, an arbitrary one, and none.
   const Wide attentions[] = {Wide(1), 1 + Wide("0.1") * log(Wide(4)), 1 + Wide("0.1") * log(Wide(32)),
                              Wide("1.2345678901234567890123")};
-  int formed = 0, tried = 0;
+  int formed = 0, tried = 0, logs_formed = 0, beyond_exp = 0;
   for (const int d : {8, 32, 64, 128, 256})
     for (const char* scale_base : {"512", "8", "4096", "1.5"})
       for (const char* role : {"query", "key"}) {
@@ -95,7 +95,18 @@ TEST(XposFactor, FormedValuesAreTheBinary128PathsBitForBit) {
             if (random.below(8) == 0) position = -position;
             const Wide& attention = attentions[random.below(4)];
             const RoundedXposFactor f = rounded_xpos_factor(position, split_wide(lambda), split_wide(attention));
-            if (abs(Wide(position) * lambda) > 599) continue;
+            // ln of the factor, also where |p lambda| > 600 leaves the factor itself unformed.
+            if (f.log_formed) {
+              ++logs_formed;
+              ASSERT_EQ(std::bit_cast<std::uint64_t>(f.log_factor),
+                        std::bit_cast<std::uint64_t>(static_cast<double>(Wide(position) * lambda)))
+                  << "p=" << position << " lambda=" << lambda.str(40);
+            }
+            ASSERT_TRUE(f.log_formed || !f.formed);
+            if (abs(Wide(position) * lambda) > 599) {
+              ++beyond_exp;
+              continue;
+            }
             ++tried;
             const std::string what = fmt::format("d={} scale_base={} {} pair {} p={} A={}", d, scale_base, role, pair, position,
                                                  attention.str(30));
@@ -120,9 +131,12 @@ TEST(XposFactor, FormedValuesAreTheBinary128PathsBitForBit) {
   // can be a dyadic rational, and two inputs here are exactly halfway between two doubles,
   // (3/8)^34 = 3^34 2^-102 (scale_base 1.5, p 51) and (63/128)^9 = 63^9 2^-63 (scale_base 8,
   // p 72), whose numerators have 54 bits.
-  std::printf("formed %d of %d\n", formed, tried);
+  std::printf("formed %d of %d; ln formed %d of %d, %d of them past |p lambda| = 599\n", formed, tried, logs_formed,
+              tried + beyond_exp, beyond_exp);
   EXPECT_GE(formed, tried - 8);
   EXPECT_GT(tried, 10000);
+  EXPECT_GT(beyond_exp, 10000);
+  EXPECT_GE(logs_formed, tried + beyond_exp - 8);
 }
 
 TEST(XposFactor, ValuesHalfwayBetweenDoublesAreLeftToBinary128) {
@@ -146,7 +160,12 @@ TEST(XposFactor, OutsideItsDomainNothingIsFormed) {
   const SplitWide lambda = split_wide(Wide("-0.001")), none = split_wide(Wide(1));
   EXPECT_FALSE(rounded_xpos_factor(0, lambda, none).formed);
   EXPECT_FALSE(rounded_xpos_factor(std::int64_t{1} << 53, lambda, none).formed);
-  EXPECT_FALSE(rounded_xpos_factor(700000, lambda, none).formed);  // |p lambda| = 700
+  const RoundedXposFactor far = rounded_xpos_factor(700000, lambda, none);  // |p lambda| = 700
+  EXPECT_FALSE(far.formed);
+  EXPECT_TRUE(far.log_formed);
+  EXPECT_EQ(far.log_factor, -700);
+  EXPECT_FALSE(rounded_xpos_factor(0, lambda, none).log_formed);
+  EXPECT_FALSE(rounded_xpos_factor(5, split_wide(Wide(0x1p-850)), none).log_formed);
   EXPECT_FALSE(rounded_xpos_factor(5, split_wide(Wide(0)), none).formed);
   EXPECT_FALSE(rounded_xpos_factor(5, split_wide(Wide(0x1p-850)), none).formed);
   EXPECT_FALSE(rounded_xpos_factor(5, lambda, split_wide(Wide(512))).formed);
