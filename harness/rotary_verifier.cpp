@@ -15,6 +15,7 @@
 #include "harness/escalation.hpp"
 #include "harness/family_verifiers.hpp"
 #include "harness/parallel_work.hpp"
+#include "harness/reduced_angles.hpp"
 #include "harness/rotary_row_screen.hpp"
 #include "harness/screened_cos_sin.hpp"
 #include "harness/typed_access.hpp"
@@ -116,6 +117,43 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
   return out;
 }
 
+// Every pair's angle at one token, reduced in vectors (reduced_angles.hpp), one set per thread.
+// A pair whose frequency or position lies outside reduce_angle's domain is left unformed, as
+// reduce_angle leaves it.
+class TokenAngles {
+ public:
+  explicit TokenAngles(const std::vector<PairConstants>& pairs)
+      : frequency_hi_(padded_pairs(pairs.size())), frequency_mid_(frequency_hi_.size()), frequency_lo_(frequency_hi_.size()),
+        position_(frequency_hi_.size()), hi_(frequency_hi_.size()), lo_(frequency_hi_.size()), magnitude_(frequency_hi_.size()),
+        formable_(pairs.size()) {
+    for (std::size_t j = 0; j < pairs.size(); ++j) {
+      frequency_hi_[j] = pairs[j].frequency.hi;
+      frequency_mid_[j] = pairs[j].frequency.mid;
+      frequency_lo_[j] = pairs[j].frequency.lo;
+    }
+  }
+
+  void reduce(const std::vector<PairConstants>& pairs, const Point& point) {
+    constexpr std::int64_t kExactInDouble = std::int64_t{1} << 53;
+    for (std::size_t j = 0; j < pairs.size(); ++j) {
+      const std::int64_t p = point.c[static_cast<std::size_t>(pairs[j].axis)];
+      formable_[j] = pairs[j].frequency.in_range && p < kExactInDouble && p > -kExactInDouble;
+      position_[j] = formable_[j] ? static_cast<double>(p) : 0;
+    }
+    reduce_angles({position_.data(), frequency_hi_.data(), frequency_mid_.data(), frequency_lo_.data()}, pairs.size(),
+                  {hi_.data(), lo_.data(), magnitude_.data()});
+  }
+
+  ReducedAngle of(std::size_t j) const {
+    if (!formable_[j] || std::isnan(hi_[j])) return {};
+    return {hi_[j], lo_[j], magnitude_[j], true};
+  }
+
+ private:
+  std::vector<double> frequency_hi_, frequency_mid_, frequency_lo_, position_, hi_, lo_, magnitude_;
+  std::vector<char> formable_;
+};
+
 // The attention factor (YaRN's mscale, else 1) in both precisions, once per call.
 struct Attention {
   Wide wide;
@@ -150,8 +188,9 @@ void form_deferred_amplitude(TokenPair& t, const PairConstants& pair, const Poin
   t.amplitude_deferred = false;
 }
 
-TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& point, const Attention& attention) {
-  const ScreenedCosSin cs = screened_cos_sin(point.c[static_cast<std::size_t>(pair.axis)], pair.frequency);
+TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& point, const Attention& attention,
+                     const ReducedAngle& angle) {
+  const ScreenedCosSin cs = screened_cos_sin(point.c[static_cast<std::size_t>(pair.axis)], pair.frequency, angle);
   TokenPair t;
   t.unit_cos = cs.cos;
   t.unit_sin = spec.sign * cs.sin;
@@ -564,6 +603,7 @@ ElementTally verify_rotary(const KernelCall& call) {
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
     std::vector<TokenPair> token(pairs.size());
+    TokenAngles angles(pairs);
     FastToken fast(pairs.size());
     FastRow values(pairs.size());
     std::vector<std::size_t> slow(pairs.size());  // the pairs of one row the fast path left
@@ -575,8 +615,9 @@ ElementTally verify_rotary(const KernelCall& call) {
       const std::int64_t b = t % batch, s = t / batch;
       const Point point = token_point(call, b, s);
       if (point != formed) {
+        angles.reduce(pairs, point);
         for (std::size_t j = 0; j < pairs.size(); ++j) {
-          token[j] = token_pair(spec, pairs[j], point, attention);
+          token[j] = token_pair(spec, pairs[j], point, attention, angles.of(j));
           set_fast_pair(fast, j, token[j]);
         }
         formed = point;

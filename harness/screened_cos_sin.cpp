@@ -29,10 +29,6 @@ ScreenedCosSin evaluate(double hi, double lo, double error, double magnitude) {
   return {c - s * lo, s + c * lo, error, magnitude};
 }
 
-// 2 pi = C1 + C2 + C3 + 2.2e-49 (mpmath at 400 bits, each part the rest rounded to double);
-// 1 / (2 pi) rounded to double.
-constexpr double kTwoPi1 = 0x1.921fb54442d18p+2, kTwoPi2 = 0x1.1a62633145c07p-52, kTwoPi3 = -0x1.f1976b7ed8fbcp-108;
-constexpr double kInverseTwoPi = 0x1.45f306dc9c883p-3;
 
 }  // namespace
 
@@ -95,11 +91,10 @@ ReducedAngle reduce_angle(std::int64_t position, const SplitFrequency& frequency
   if (!frequency.in_range || position >= kExactInDouble || position <= -kExactInDouble) return {};
   const double p = static_cast<double>(position);
   const DoubleDouble a = two_product(p, frequency.hi);
-  if (!(std::abs(a.hi) < 0x1p50)) return {};
+  if (!(std::abs(a.hi) < kLargestReducedAngle)) return {};
   const DoubleDouble b = two_product(p, frequency.mid);
   const double c = p * frequency.lo;
-  constexpr double kShift = 0x1.8p52;  // q + kShift - kShift is q rounded to the nearest integer
-  const double k = (a.hi * kInverseTwoPi + kShift) - kShift;
+  const double k = (a.hi * kInverseTwoPi + kTurnShift) - kTurnShift;
   const DoubleDouble p1 = two_product(k, kTwoPi1), p2 = two_product(k, kTwoPi2);
   const double p3 = k * kTwoPi3;
   DoubleDouble sum = two_sum(a.hi, -p1.hi);
@@ -108,7 +103,10 @@ ReducedAngle reduce_angle(std::int64_t position, const SplitFrequency& frequency
 }
 
 ScreenedCosSin screened_cos_sin(std::int64_t position, const SplitFrequency& frequency) {
-  const ReducedAngle r = reduce_angle(position, frequency);
+  return screened_cos_sin(position, frequency, reduce_angle(position, frequency));
+}
+
+ScreenedCosSin screened_cos_sin(std::int64_t position, const SplitFrequency& frequency, const ReducedAngle& r) {
   if (!r.in_range) return screened_cos_sin(Wide(position) * frequency.frequency);
   return evaluate(r.hi, r.lo, 0x1p-52 + 0x1p-99 + r.magnitude * 0x1p-100, r.magnitude);
 }

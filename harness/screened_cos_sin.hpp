@@ -57,7 +57,19 @@ struct ReducedAngle {
 
 ReducedAngle reduce_angle(std::int64_t position, const SplitFrequency& frequency);
 
+// reduce_angle's constants (reduced_angles.cpp performs it in vectors). 2 pi = C1 + C2 + C3 +
+// 2.2e-49 (mpmath at 400 bits, each part the rest rounded to double); 1 / (2 pi) rounded to
+// double; q + kTurnShift - kTurnShift is q rounded to the nearest integer; the angle is formed
+// only where |p theta|'s head is below kLargestReducedAngle.
+inline constexpr double kTwoPi1 = 0x1.921fb54442d18p+2, kTwoPi2 = 0x1.1a62633145c07p-52, kTwoPi3 = -0x1.f1976b7ed8fbcp-108;
+inline constexpr double kInverseTwoPi = 0x1.45f306dc9c883p-3;
+inline constexpr double kTurnShift = 0x1.8p52;
+inline constexpr double kLargestReducedAngle = 0x1p50;
+
 // cos and sin of position * frequency.frequency.
 ScreenedCosSin screened_cos_sin(std::int64_t position, const SplitFrequency& frequency);
+// The same from the angle's reduction `reduced` (reduce_angle's, or reduce_angles'), in
+// binary128 where that is not formed.
+ScreenedCosSin screened_cos_sin(std::int64_t position, const SplitFrequency& frequency, const ReducedAngle& reduced);
 
 }  // namespace peconform::harness
