@@ -90,5 +90,29 @@ void reduce_angles(const AnglesToReduce& in, std::size_t pairs, const ReducedAng
 
 const char* reduced_angles_target() { return HWY_DYNAMIC_DISPATCH(ReducedAnglesTarget)(); }
 
+PairAngles::PairAngles(const std::vector<SplitFrequency>& frequencies)
+    : frequency_hi_(padded_pairs(frequencies.size())), frequency_mid_(frequency_hi_.size()), frequency_lo_(frequency_hi_.size()),
+      position_(frequency_hi_.size()), hi_(frequency_hi_.size()), lo_(frequency_hi_.size()), magnitude_(frequency_hi_.size()),
+      formable_(frequencies.size()) {
+  for (std::size_t j = 0; j < frequencies.size(); ++j) {
+    in_range_.push_back(frequencies[j].in_range);
+    frequency_hi_[j] = frequencies[j].hi;
+    frequency_mid_[j] = frequencies[j].mid;
+    frequency_lo_[j] = frequencies[j].lo;
+  }
+}
+
+void PairAngles::reduce(const std::vector<std::int64_t>& positions) {
+  // reduce_angle's domain: the frequency in range, the position exact in double.
+  constexpr std::int64_t kExactInDouble = std::int64_t{1} << 53;
+  for (std::size_t j = 0; j < formable_.size(); ++j) {
+    const std::int64_t p = positions[j];
+    formable_[j] = in_range_[j] && p < kExactInDouble && p > -kExactInDouble;
+    position_[j] = formable_[j] ? static_cast<double>(p) : 0;
+  }
+  reduce_angles({position_.data(), frequency_hi_.data(), frequency_mid_.data(), frequency_lo_.data()}, formable_.size(),
+                {hi_.data(), lo_.data(), magnitude_.data()});
+}
+
 }  // namespace peconform::harness
 #endif  // HWY_ONCE

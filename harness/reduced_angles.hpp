@@ -7,7 +7,12 @@
 // std::fma; nothing else fused: reduced_angles.cpp is compiled with -ffp-contract=off), so each
 // reduced angle is bit for bit the scalar one, and the proof at reduce_angle covers it. Targets
 // without a fused multiply-add call reduce_angle pair by pair.
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "harness/screened_cos_sin.hpp"
 
 namespace peconform::harness {
 
@@ -32,5 +37,22 @@ struct ReducedAngles {
 void reduce_angles(const AnglesToReduce& in, std::size_t pairs, const ReducedAngles& out);
 // The instruction set reduce_angles runs on here ("AVX3", "AVX2", ...).
 const char* reduced_angles_target();
+
+// A fixed set of pairs' angles, reduced together at each token or row (one object per thread):
+// of(j) is reduce_angle(positions[j], frequencies[j]), bit for bit, unformed where that is.
+class PairAngles {
+ public:
+  explicit PairAngles(const std::vector<SplitFrequency>& frequencies);
+  void reduce(const std::vector<std::int64_t>& positions);
+  ReducedAngle of(std::size_t j) const {
+    if (!formable_[j] || std::isnan(hi_[j])) return {};
+    return {hi_[j], lo_[j], magnitude_[j], true};
+  }
+
+ private:
+  std::vector<bool> in_range_;
+  std::vector<double> frequency_hi_, frequency_mid_, frequency_lo_, position_, hi_, lo_, magnitude_;
+  std::vector<char> formable_;
+};
 
 }  // namespace peconform::harness

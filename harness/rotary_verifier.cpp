@@ -117,43 +117,6 @@ std::vector<PairConstants> pair_constants(const KernelCall& call, const Referenc
   return out;
 }
 
-// Every pair's angle at one token, reduced in vectors (reduced_angles.hpp), one set per thread.
-// A pair whose frequency or position lies outside reduce_angle's domain is left unformed, as
-// reduce_angle leaves it.
-class TokenAngles {
- public:
-  explicit TokenAngles(const std::vector<PairConstants>& pairs)
-      : frequency_hi_(padded_pairs(pairs.size())), frequency_mid_(frequency_hi_.size()), frequency_lo_(frequency_hi_.size()),
-        position_(frequency_hi_.size()), hi_(frequency_hi_.size()), lo_(frequency_hi_.size()), magnitude_(frequency_hi_.size()),
-        formable_(pairs.size()) {
-    for (std::size_t j = 0; j < pairs.size(); ++j) {
-      frequency_hi_[j] = pairs[j].frequency.hi;
-      frequency_mid_[j] = pairs[j].frequency.mid;
-      frequency_lo_[j] = pairs[j].frequency.lo;
-    }
-  }
-
-  void reduce(const std::vector<PairConstants>& pairs, const Point& point) {
-    constexpr std::int64_t kExactInDouble = std::int64_t{1} << 53;
-    for (std::size_t j = 0; j < pairs.size(); ++j) {
-      const std::int64_t p = point.c[static_cast<std::size_t>(pairs[j].axis)];
-      formable_[j] = pairs[j].frequency.in_range && p < kExactInDouble && p > -kExactInDouble;
-      position_[j] = formable_[j] ? static_cast<double>(p) : 0;
-    }
-    reduce_angles({position_.data(), frequency_hi_.data(), frequency_mid_.data(), frequency_lo_.data()}, pairs.size(),
-                  {hi_.data(), lo_.data(), magnitude_.data()});
-  }
-
-  ReducedAngle of(std::size_t j) const {
-    if (!formable_[j] || std::isnan(hi_[j])) return {};
-    return {hi_[j], lo_[j], magnitude_[j], true};
-  }
-
- private:
-  std::vector<double> frequency_hi_, frequency_mid_, frequency_lo_, position_, hi_, lo_, magnitude_;
-  std::vector<char> formable_;
-};
-
 // The attention factor (YaRN's mscale, else 1) in both precisions, once per call.
 struct Attention {
   Wide wide;
@@ -590,6 +553,8 @@ ElementTally verify_rotary(const KernelCall& call) {
   const Wide attention_factor = reference.frequencies().attention;
   const Attention attention{attention_factor, static_cast<double>(attention_factor), split_wide(attention_factor)};
   const std::vector<PairConstants> pairs = pair_constants(call, reference);
+  std::vector<SplitFrequency> pair_frequencies;
+  for (const PairConstants& pair : pairs) pair_frequencies.push_back(pair.frequency);
   std::vector<std::size_t> pass_through;
   const auto [start, dims] = rotary_slice(spec);
   for (int e = 0; e < spec.d; ++e)
@@ -603,7 +568,8 @@ ElementTally verify_rotary(const KernelCall& call) {
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
     std::vector<TokenPair> token(pairs.size());
-    TokenAngles angles(pairs);
+    PairAngles angles(pair_frequencies);
+    std::vector<std::int64_t> positions(pairs.size());
     FastToken fast(pairs.size());
     FastRow values(pairs.size());
     std::vector<std::size_t> slow(pairs.size());  // the pairs of one row the fast path left
@@ -615,7 +581,8 @@ ElementTally verify_rotary(const KernelCall& call) {
       const std::int64_t b = t % batch, s = t / batch;
       const Point point = token_point(call, b, s);
       if (point != formed) {
-        angles.reduce(pairs, point);
+        for (std::size_t j = 0; j < pairs.size(); ++j) positions[j] = point.c[static_cast<std::size_t>(pairs[j].axis)];
+        angles.reduce(positions);
         for (std::size_t j = 0; j < pairs.size(); ++j) {
           token[j] = token_pair(spec, pairs[j], point, attention, angles.of(j));
           set_fast_pair(fast, j, token[j]);

@@ -1,5 +1,6 @@
 // The verifiers for outputs that are tables of the position alone: sinusoidal and
 // Transformer-XL rows (screened cos/sin per entry), ALiBi biases (slope times distance).
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <omp.h>
@@ -9,6 +10,7 @@
 #include "harness/escalation.hpp"
 #include "harness/family_verifiers.hpp"
 #include "harness/parallel_work.hpp"
+#include "harness/reduced_angles.hpp"
 #include "harness/screened_cos_sin.hpp"
 #include "harness/typed_access.hpp"
 #include "reference/element_scales.hpp"
@@ -52,6 +54,11 @@ void check_screened(const Screened& x, FailureKey key, std::int64_t position, El
   }
 }
 
+// Sentinels are NaNs (backends/kernel_call.hpp): only a NaN pays for the lookup.
+template <class Access> std::string_view sentinel_held(ElementType type, const Buffer& out, std::int64_t at, double value) {
+  return std::isnan(value) ? sentinel_kind(type, Access::bits(out, at)) : std::string_view{};
+}
+
 }  // namespace
 
 ElementTally verify_sinusoid(const KernelCall& call) {
@@ -73,18 +80,22 @@ ElementTally verify_sinusoid(const KernelCall& call) {
 #pragma omp parallel if (worth_a_team(call.rows * spec.d))
   {
     ElementTally& tally = tallies[static_cast<std::size_t>(omp_get_thread_num())];
+    PairAngles angles(frequencies);
+    std::vector<std::int64_t> distances(frequencies.size());
 #pragma omp for schedule(static)
     for (std::int64_t row = 0; row < call.rows; ++row) {
       const Point point = row_point(call, row, 0);
       const std::int64_t position = point.c[0] + (spec.family == Family::sinusoidal ? spec.offset : 0);
       const std::int64_t distance = table_distance(spec, point);
+      std::fill(distances.begin(), distances.end(), distance);
+      angles.reduce(distances);
       std::vector<bool> paired(static_cast<std::size_t>(spec.d), false);
       with_typed_access(spec.dtype, [&](auto access) {
         using Access = decltype(access);
         for (std::size_t index = 0; index < pairs.size(); ++index) {
           const TablePairScale<Wide>& pair = pairs[index];
           const double pair_growth = growth[index];
-          const ScreenedCosSin cs = screened_cos_sin(distance, frequencies[index]);
+          const ScreenedCosSin cs = screened_cos_sin(distance, frequencies[index], angles.of(index));
           const double angle = cs.magnitude;
           const std::size_t sine = sine_second ? pair.second : pair.first, cosine = sine_second ? pair.first : pair.second;
           // A lone column holds only the first member: the sine, or under cos-sin the cosine.
@@ -95,7 +106,8 @@ ElementTally verify_sinusoid(const KernelCall& call) {
             // The final rounding is relative to the entry; |entry| <= |screened value| + its error.
             const double bound = sinusoid_bound<double>(spec, angle, std::abs(expected) + cs.error, pair_growth) * kBoundRounding;
             const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
-            const Screened x{Access::value(out, at), expected, bound, cs.error, sentinel_kind(type, Access::bits(out, at)), bound >= 1};
+            const double actual = Access::value(out, at);
+            const Screened x{actual, expected, bound, cs.error, sentinel_held<Access>(type, out, at, actual), bound >= 1};
             check_screened(x, {0, row * spec.d + static_cast<std::int64_t>(e)}, position, type, escalation, point, e, tally,
                            [&, e = e](std::string kind, double ref, double actual, double ratio) {
                              return ElementFailure{kind, "table", row * spec.d + static_cast<std::int64_t>(e),
@@ -168,7 +180,7 @@ ElementTally verify_alibi(const KernelCall& call) {
                                     element_text(call, type, Access::bits(out, at), got), ulps_between(got, ref, type), ratio,
                                     hex_and_decimal(bound)};
             };
-            const std::string_view held = sentinel_kind(type, Access::bits(out, at));
+            const std::string_view held = sentinel_held<Access>(type, out, at, actual);
             if (spec.mode == AlibiMode::causal && j > i) {
               if (actual == -INFINITY) {
                 tally.identical();

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "harness/counter_random.hpp"
@@ -73,6 +74,37 @@ TEST(ReducedAngles, EveryTargetReducesAsReduceAngleBitForBit) {
   std::printf("formed %d, left unformed %d\n", formed, unformed);
   EXPECT_GT(formed, 10000);
   EXPECT_GT(unformed, 500);
+}
+
+// PairAngles leaves unformed what reduce_angle leaves unformed: positions past 2^53, frequencies
+// below 2^-800 or not finite, angles past 2^50; the rest it forms as reduce_angle does.
+TEST(ReducedAngles, PairAnglesAreReduceAnglesPairByPair) {
+  CounterStream random(20261125, 4);
+  std::vector<SplitFrequency> frequencies;
+  for (int j = 0; j < 37; ++j) frequencies.push_back(split_frequency(draw_frequency(random)));
+  frequencies.push_back(split_frequency(Wide(0x1p-900)));
+  frequencies.push_back(split_frequency(std::numeric_limits<Wide>::quiet_NaN()));
+  frequencies.push_back(split_frequency(Wide(0x1p-20)));  // p theta below 2^50 even for p = 2^60
+  PairAngles angles(frequencies);
+  int formed = 0, unformed = 0;
+  for (int token = 0; token < 200; ++token) {
+    std::vector<std::int64_t> positions;
+    for (std::size_t j = 0; j < frequencies.size(); ++j) positions.push_back(draw_position(random));
+    if (token % 10 == 0) positions.back() = (std::int64_t{1} << 53) + token;
+    if (token % 10 == 1) positions.back() = -(std::int64_t{1} << 60);
+    angles.reduce(positions);
+    for (std::size_t j = 0; j < frequencies.size(); ++j) {
+      const ReducedAngle scalar = reduce_angle(positions[j], frequencies[j]), pair = angles.of(j);
+      ASSERT_EQ(scalar.in_range, pair.in_range) << "pair " << j << ", p " << positions[j];
+      (scalar.in_range ? formed : unformed) += 1;
+      if (!scalar.in_range) continue;
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(scalar.hi), std::bit_cast<std::uint64_t>(pair.hi)) << "pair " << j;
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(scalar.lo), std::bit_cast<std::uint64_t>(pair.lo)) << "pair " << j;
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(scalar.magnitude), std::bit_cast<std::uint64_t>(pair.magnitude)) << "pair " << j;
+    }
+  }
+  EXPECT_GT(formed, 5000);
+  EXPECT_GT(unformed, 400);
 }
 
 }  // namespace
