@@ -6,6 +6,7 @@
 #include <boost/math/constants/constants.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -20,10 +21,22 @@ template <class Real> struct RotaryFrequencies {
 };
 
 // base^(-2i/dims) for i = 0 .. dims/2 - 1: the unscaled RoPE frequencies.
-template <class Real> std::vector<Real> default_inv_freq(const Real& base, int dims) {
+template <class Real> std::vector<Real> powers_of_base(const Real& base, int dims) {
   std::vector<Real> out;
   for (int i = 0; i < dims / 2; ++i) out.push_back(pow(base, Real(-2 * i) / Real(dims)));
   return out;
+}
+
+// The same in the fast tier, remembered (fast_tier.cpp): the property catalog builds a fast
+// reference for each spec it generates, three in four of them with a (base, dims) seen before,
+// and libquadmath's powq was a fifth of its time.
+std::vector<FastReal> remembered_powers_of_base(const FastReal& base, int dims);
+
+template <class Real> std::vector<Real> default_inv_freq(const Real& base, int dims) {
+  if constexpr (std::is_same_v<Real, FastReal>)
+    return remembered_powers_of_base(base, dims);
+  else
+    return powers_of_base(base, dims);
 }
 
 // YaRN's correction dimension for `rotations` full turns over `orig` positions.
