@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -45,6 +46,8 @@ class Run {
     i.shard_index = options.shard_index;
     i.shard_count = options.shard_count;
     i.threads = omp_get_max_threads();
+    const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+    i.wait_policy = wait_policy != nullptr ? wait_policy : "default";
   }
 
   CampaignResult finish() {

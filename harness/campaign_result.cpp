@@ -206,6 +206,7 @@ nlohmann::json to_json(const CampaignResult& result) {
             {"partial", i.partial},
             {"partial_reason", i.partial_reason},
             {"threads", i.threads},
+            {"wait_policy", i.wait_policy},
             {"wall_seconds", i.wall_seconds},
             {"elements_per_second", i.elements_per_second},
             {"draw_seconds", i.draw_seconds},
@@ -246,6 +247,7 @@ CampaignResult from_json(const nlohmann::json& json) {
     i.partial = r.at("partial");
     i.partial_reason = r.at("partial_reason");
     i.threads = r.at("threads");
+    i.wait_policy = r.value("wait_policy", "");  // reports from before it was recorded lack it
     i.wall_seconds = r.at("wall_seconds");
     i.elements_per_second = r.at("elements_per_second");
     i.draw_seconds = r.at("draw_seconds");

@@ -121,8 +121,11 @@ struct RunInfo {
   std::uint64_t regressions_replayed = 0;
   bool partial = false;         // interrupted or out of time budget: what was covered is below
   std::string partial_reason;
-  // Timings and threads: the only fields that differ between identical runs.
+  // Timings, threads and how idle threads waited: the only fields that differ between identical
+  // runs. wait_policy is OMP_WAIT_POLICY as the run saw it, "default" where unset
+  // (tools/wait_policy.hpp).
   int threads = 1;
+  std::string wait_policy;
   double wall_seconds = 0;
   double elements_per_second = 0;          // every element checked, over the wall time
   double draw_seconds = 0, kernel_seconds = 0, verify_seconds = 0;  // summed over cases

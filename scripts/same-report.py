@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Compares two report.json files of `peconform run` field by field, leaving out what may differ
-between identical runs (the timings, the thread count) and what names the build (commit,
-version). Prints each difference; exits 0 when there is none, 1 otherwise.
+between identical runs (the timings, the thread count, the OpenMP wait policy) and what names
+the build (commit, version). Prints each difference; exits 0 when there is none, 1 otherwise.
 
     scripts/same-report.py BEFORE/report.json AFTER/report.json
 """
 import json
 import sys
 
-TIMINGS = {"threads", "wall_seconds", "elements_per_second", "draw_seconds", "kernel_seconds", "verify_seconds",
-           "verified_elements_per_second", "escalation_seconds", "shrink_seconds", "property_seconds"}
+TIMINGS = {"threads", "wait_policy", "wall_seconds", "elements_per_second", "draw_seconds", "kernel_seconds",
+           "verify_seconds", "verified_elements_per_second", "escalation_seconds", "shrink_seconds", "property_seconds"}
 BUILD = {"commit", "tool_version", "compiler"}
 
 

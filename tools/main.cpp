@@ -9,8 +9,10 @@
 #include "spec/spec_error.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/wait_policy.hpp"
 
 int main(int argc, char** argv) {
+  peconform::wait_passively_in_campaigns(argc, argv);
   CLI::App app{"peconform: conformance suite for positional-encoding kernels"};
   app.require_subcommand(1);
   peconform::add_list_command(app);

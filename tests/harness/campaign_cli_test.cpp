@@ -72,6 +72,21 @@ TEST_F(CampaignCli, MergedShardsEqualTheUnshardedRun) {
     EXPECT_TRUE(std::filesystem::exists(folder_ / "merged" / file)) << file;
 }
 
+// `run` waits passively unless told (tools/wait_policy.hpp): it executes itself again with
+// OMP_WAIT_POLICY=passive, and the report says how its threads waited.
+TEST_F(CampaignCli, RunsWaitPassivelyUnlessTold) {
+  const std::string campaign = "run --profile smoke --cases 5 --no-properties --seed 1 --quiet --no-save";
+  for (const auto& [environment, expected] : {std::pair{"env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT", "passive"},
+                                              std::pair{"env OMP_WAIT_POLICY=active", "active"},
+                                              std::pair{"env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=1000", "default"}}) {
+    const std::string name = std::string("policy-") + expected;
+    const peconform::ToolRun ran =
+        peconform::run_tool(fmt::format("{} '{}' {} --out '{}'", environment, PECONFORM_BINARY, campaign, out(name)));
+    ASSERT_EQ(ran.exit_code, 0) << ran.output;
+    EXPECT_EQ(report(name).at("run").at("wait_policy"), expected) << environment;
+  }
+}
+
 TEST_F(CampaignCli, ShardsFromTheEnvironment) {
   const std::string command =
       fmt::format("SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_COUNT=4 SLURM_ARRAY_TASK_MIN=0 '{}' run --profile smoke --cases 8 "
