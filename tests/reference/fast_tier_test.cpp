@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "fixtures/golden_check.hpp"
+#include "reference/frequency_plans.hpp"
 #include "reference/tier_bounds.hpp"
 #include "tools/sample_points.hpp"
 
@@ -56,6 +57,27 @@ TEST(FastTier, SamplePointsAreReproducibleAndReachTheEdges) {
   EXPECT_NE(first, sample_points(spec, 43, 32));
   EXPECT_TRUE(std::count(first.begin(), first.end(), Point{{2147483647}}));
   EXPECT_TRUE(std::count(first.begin(), first.end(), Point{{(1 << 24) + 1}}));
+}
+
+// The remembered frequency tables are the computed ones, bit for bit: on first use, from memory,
+// for bases and lengths that differ in their last bit or by one, and after the memory is
+// forgotten (more tables than it keeps).
+TEST(FastTier, RememberedFrequenciesAreTheComputedOnes) {
+  auto same = [](const std::vector<FastReal>& a, const std::vector<FastReal>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].backend().value() != b[i].backend().value()) return false;
+    return true;
+  };
+  const FastReal base(10000), next_base = base + ldexp(FastReal(1), 13 - 112);  // one ulp above, in [2^13, 2^14)
+  for (int round = 0; round < 2; ++round)
+    for (const FastReal& b : {base, next_base})
+      for (const int dims : {64, 66, 128})
+        EXPECT_TRUE(same(default_inv_freq(b, dims), powers_of_base(b, dims))) << dims << " round " << round;
+  EXPECT_FALSE(same(default_inv_freq(base, 64), default_inv_freq(next_base, 64)));
+  for (int k = 0; k < 5000; ++k) default_inv_freq(FastReal(k + 2), 4);
+  EXPECT_TRUE(same(default_inv_freq(base, 128), powers_of_base(base, 128)));
+  EXPECT_TRUE(same(default_inv_freq(FastReal(4999), 4), powers_of_base(FastReal(4999), 4)));
 }
 
 }  // namespace
