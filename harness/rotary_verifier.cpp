@@ -250,9 +250,6 @@ void set_fast_pair(FastToken& fast, std::size_t j, const TokenPair& t) {
 //   | |y| - A r | <= sqrt(2) (P0 (1 + u_f) + eta_s) + u_f A r.
 // A kernel that writes zeros past the horizon, or one whose sin and cos drift apart there (fast
 // intrinsics such as __sinf at large arguments), breaks it; a correct fp32-angle kernel cannot.
-// A ratio or ULP count this small lands in the histogram's bin 0 (below 2^-24).
-constexpr double kNegligible = 0x1p-600;
-
 constexpr double kSqrtTwoAbove = 0x1.6a09e667f3bcdp+0;  // sqrt(2) rounded to nearest lies above it
 
 template <class Real> Real norm_bound(const RotaryBoundTerms<Real>& angle_free, const Real& amplitude_norm, const Real& norm) {
@@ -301,6 +298,9 @@ NormCheck check_norm(const Spec& spec, TokenPair& t, double xa, double xb, doubl
   const Wide ratio = (error > screen ? error - screen : Wide(0)) / bound;
   return {static_cast<double>(norm), static_cast<double>(wide_scale), static_cast<double>(bound), static_cast<double>(ratio)};
 }
+
+// A ratio or ULP count this small lands in the histogram's bin 0 (below 2^-24).
+constexpr double kNegligible = 0x1p-600;
 
 template <class Access>
 void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs, const std::vector<std::size_t>& pass_through,
