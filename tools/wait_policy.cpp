@@ -11,8 +11,9 @@ void wait_passively_in_campaigns(int argc, char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") != nullptr || std::getenv("GOMP_SPINCOUNT") != nullptr) return;
   if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
   execv("/proc/self/exe", argv);
-  // Still here: the exec failed, and this process's libgomp spins as before. The variable set
-  // above reaches only the kernels' and workers' processes started from here, which is harmless.
+  // Still here: the exec failed, and this process's libgomp spins as before; so that the report
+  // says so (run.wait_policy), the variable goes again.
+  unsetenv("OMP_WAIT_POLICY");
 }
 
 }  // namespace peconform
