@@ -78,6 +78,22 @@ ElementTally verify_gather(const KernelCall& call) {
   return tally;
 }
 
+namespace {
+
+// Calls written(i), in order, for each storage index i in [begin, end) that `logical` (null: none)
+// leaves unmarked and whose element is not `own`: typed loads, one comparison per element,
+// instead of Buffer::bits's copy of runtime length.
+template <class Unit, class Written>
+void find_written(const Buffer& out, std::int64_t begin, std::int64_t end, const unsigned char* logical, std::uint64_t own,
+                  Written&& written) {
+  const Unit* const data = reinterpret_cast<const Unit*>(out.bytes.data());
+  const auto expected = static_cast<Unit>(own);
+  for (std::int64_t i = begin; i < end; ++i)
+    if (data[i] != expected && (logical == nullptr || logical[i] == 0)) written(i);
+}
+
+}  // namespace
+
 ElementTally verify_guards(const KernelCall& call) {
   ElementTally tally;
   for (std::size_t o = 0; o < call.outputs.size(); ++o) {
@@ -86,10 +102,9 @@ ElementTally verify_guards(const KernelCall& call) {
     // Each guard and padding element must still hold its own sentinel: one that holds another
     // buffer's (a kernel that copied past a row from its input) was written as surely as one
     // that holds a number.
-    auto check = [&](std::int64_t i) {
+    auto written = [&](std::int64_t i) {
       const bool guard = out.in_guard(i);
       const std::uint64_t own = guard ? out.sentinels.guard : out.sentinels.padding;
-      if (out.bits(i) == own) return;
       // Guards and padding sit outside the logical elements; their keys follow them.
       tally.fail({o, logical_count + i}, [&] {
         const std::string where = i < out.origin ? fmt::format("{} elements before the tensor", out.origin - i)
@@ -100,22 +115,31 @@ ElementTally verify_guards(const KernelCall& call) {
                               element_text(call, out.type, out.bits(i), out.value(i)), INFINITY, INFINITY, ""};
       });
     };
+    const std::int64_t tail = out.size() - kGuardElements;
     // A dense layout has no padding inside: the guards are all there is to look at.
-    if (out.size() == logical_count + 2 * kGuardElements) {
-      for (std::int64_t i = 0; i < kGuardElements; ++i) check(i);
-      for (std::int64_t i = out.size() - kGuardElements; i < out.size(); ++i) check(i);
-      continue;
-    }
+    const bool dense = out.size() == logical_count + 2 * kGuardElements;
     // Bytes, not std::vector<bool>: marking and scanning bits cost more than the rest of the check.
-    std::vector<unsigned char> logical(static_cast<std::size_t>(out.size()), 0);
-    for (std::int64_t b = 0; b < out.shape[0]; ++b)
-      for (std::int64_t s = 0; s < out.shape[1]; ++s)
-        for (std::int64_t h = 0; h < out.shape[2]; ++h) {
-          std::int64_t at = out.offset_of(b, s, h, 0);
-          for (std::int64_t e = 0; e < out.shape[3]; ++e, at += out.stride[3]) logical[static_cast<std::size_t>(at)] = 1;
-        }
-    for (std::int64_t i = 0; i < out.size(); ++i)
-      if (logical[static_cast<std::size_t>(i)] == 0) check(i);
+    std::vector<unsigned char> logical;
+    if (!dense) {
+      logical.assign(static_cast<std::size_t>(out.size()), 0);
+      for (std::int64_t b = 0; b < out.shape[0]; ++b)
+        for (std::int64_t s = 0; s < out.shape[1]; ++s)
+          for (std::int64_t h = 0; h < out.shape[2]; ++h) {
+            std::int64_t at = out.offset_of(b, s, h, 0);
+            for (std::int64_t e = 0; e < out.shape[3]; ++e, at += out.stride[3]) logical[static_cast<std::size_t>(at)] = 1;
+          }
+    }
+    auto scan = [&](auto unit) {
+      using Unit = decltype(unit);
+      find_written<Unit>(out, 0, out.origin, nullptr, out.sentinels.guard, written);
+      if (!dense) find_written<Unit>(out, out.origin, tail, logical.data(), out.sentinels.padding, written);
+      find_written<Unit>(out, tail, out.size(), nullptr, out.sentinels.guard, written);
+    };
+    switch (element_size(out.type)) {
+      case 2: scan(std::uint16_t{}); break;
+      case 4: scan(std::uint32_t{}); break;
+      default: scan(std::uint64_t{}); break;
+    }
   }
   return tally;
 }

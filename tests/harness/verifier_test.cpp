@@ -74,9 +74,16 @@ TEST(Verifier, ClassifiesNanUnwrittenAndOutOfBounds) {
   padding.outputs[0].set_bits(padding.outputs[0].offset_of(0, 0, 0, 63) + 1, 0);
   EXPECT_EQ(verify_call(padding).first_failure->kind, "out-of-bounds");
 
-  KernelCall guard = ran(kRope);
-  guard.outputs[0].set_bits(0, 0);
-  EXPECT_EQ(verify_call(guard).first_failure->kind, "out-of-bounds");
+  // The first element of the guard before the tensor, and the last of the one after it.
+  for (const bool before : {true, false}) {
+    KernelCall guard = ran(kRope);
+    guard.outputs[0].set_bits(before ? 0 : guard.outputs[0].size() - 1, 0);
+    const CaseVerdict verdict = verify_call(guard);
+    ASSERT_TRUE(verdict.first_failure.has_value()) << before;
+    EXPECT_EQ(verdict.first_failure->kind, "out-of-bounds");
+    const std::string where = before ? "64 elements before the tensor" : "(past the end)";
+    EXPECT_NE(verdict.first_failure->position.find(where), std::string::npos) << verdict.first_failure->position;
+  }
 }
 
 TEST(Verifier, RejectsAWrongIndex) {
