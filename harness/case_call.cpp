@@ -10,6 +10,7 @@
 #include "backends/cpu/storage.hpp"
 #include "harness/activation_draw.hpp"
 #include "harness/counter_random.hpp"
+#include "harness/half_bits.hpp"
 #include "harness/parallel_work.hpp"
 #include "properties/generators.hpp"
 #include "spec/spec_error.hpp"
@@ -103,7 +104,7 @@ std::int64_t pick(const std::optional<std::int64_t>& chosen, std::int64_t index)
 template <ElementType kType> [[gnu::always_inline]] inline std::uint64_t encode(double value) {
   if constexpr (kType == ElementType::fp64) return std::bit_cast<std::uint64_t>(value);
   else if constexpr (kType == ElementType::fp32) return std::bit_cast<std::uint32_t>(static_cast<float>(value));
-  else if constexpr (kType == ElementType::fp16) return std::bit_cast<std::uint16_t>(static_cast<cpu::Half>(value));
+  else if constexpr (kType == ElementType::fp16) return round_to_half_bits(value);
   else return cpu::narrow_to_bfloat16(static_cast<float>(value)).bits;
 }
 
