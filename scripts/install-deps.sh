@@ -9,7 +9,7 @@ packages=(
   libboost-dev libmpfr-dev libgmp-dev
   librapidcheck-dev libgtest-dev
   libomp-dev libcli11-dev nlohmann-json3-dev libfmt-dev libdlpack-dev
-  libhwy-dev
+  libhwy-dev libxxhash-dev
   python3 python3-mpmath
   python3-numpy
   libxml2-utils chromium python3-jsonschema
