@@ -154,5 +154,27 @@ TEST(RotaryAxes, AxialRopeGivesXTheFirstQuarterAndYTheNext) {
   }
 }
 
+// The remembered tables (default_theta keeps them per base and d) are the computed ones, bit for
+// bit: on first use, from memory, for bases one binary128 ulp apart and lengths that differ by
+// one, and after the memory is forgotten (more tables than it keeps).
+TEST(FrequencyPlan, RememberedFrequenciesAreTheComputedOnes) {
+  auto computed = [](Quad base, int d) {
+    std::vector<Quad> theta;
+    for (int i = 0; i < d / 2; ++i) theta.push_back(powq(base, -static_cast<Quad>(2 * i) / d));
+    return theta;
+  };
+  // 2e-30 lies nearest one ulp of 1e4 in binary128 (2^-99, 1.6e-30).
+  const char* const next_base = "10000.000000000000000000000000000002";
+  ASSERT_EQ(strtoflt128(next_base, nullptr), 10000 + scalbnq(1, -99));
+  for (int round = 0; round < 2; ++round)
+    for (const char* base : {"10000", next_base})
+      for (const int d : {64, 66, 128})
+        EXPECT_EQ(default_theta(base, d), computed(strtoflt128(base, nullptr), d)) << base << " d=" << d << " round " << round;
+  EXPECT_NE(default_theta("10000", 64), default_theta(next_base, 64));
+  for (int k = 0; k < 5000; ++k) default_theta(fmt::format("{}", k + 2).c_str(), 4);
+  EXPECT_EQ(default_theta("10000", 128), computed(10000, 128));
+  EXPECT_EQ(default_theta("4999", 4), computed(4999, 4));
+}
+
 }  // namespace
 }  // namespace peconform::cpu
