@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/buffer_storage.hpp"
+
 #include "backends/implementation.hpp"
 
 namespace peconform {
@@ -58,7 +60,7 @@ struct Buffer {
   ElementType type = ElementType::fp32;
   std::array<std::int64_t, 4> shape{}, stride{};
   std::int64_t origin = kGuardElements;
-  std::vector<std::byte> bytes;
+  BufferBytes bytes;  // buffer_storage.hpp: resize does not zero
   Sentinels sentinels;  // in place, the output's are its input's: it starts as a copy of it
 
   std::int64_t offset_of(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t e) const {

@@ -49,7 +49,11 @@ template <class Unit> void fill_sentinels(Buffer& buffer, std::int64_t extent, b
   const std::int64_t batch = buffer.shape[0], seq = buffer.shape[1], heads = buffer.shape[2], d = buffer.shape[3];
   const bool dense = batch * seq * heads * d == extent;
   if (dense && drawn) return;
-  std::fill(begin, end, static_cast<Unit>(dense ? sentinels.unwritten : sentinels.padding));
+  // In parallel: the first write to each page faults it in, and a large output's pages are then
+  // shared between the team's threads.
+  const auto fill = static_cast<Unit>(dense ? sentinels.unwritten : sentinels.padding);
+#pragma omp parallel for schedule(static) if (worth_a_team(extent))
+  for (std::int64_t i = 0; i < extent; ++i) begin[i] = fill;
   if (dense || drawn) return;
   const std::int64_t step = buffer.stride[3];
 #pragma omp parallel for collapse(2) schedule(static) if (worth_a_team(batch * seq * heads * d))

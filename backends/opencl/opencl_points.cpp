@@ -23,7 +23,7 @@ Buffer point_buffer(ElementType type, std::array<std::int64_t, 4> shape) {
   buffer.stride = {shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1};
   buffer.origin = kGuardElements;
   const std::int64_t elements = shape[0] * shape[1] * shape[2] * shape[3] + 2 * kGuardElements;
-  buffer.bytes.resize(static_cast<std::size_t>(elements) * element_size(type));
+  buffer.bytes.resize(static_cast<std::size_t>(elements) * element_size(type), std::byte{});
   return buffer;
 }
 

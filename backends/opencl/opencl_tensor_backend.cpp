@@ -123,7 +123,8 @@ class OpenClTensorBackend final : public TensorBackend {
     buffer.write_at(0, values.data(), values.size() * sizeof(T));
     return buffer;
   }
-  template <class T> const DeviceBuffer& staged_from_call(std::size_t slot, const std::vector<T>& values) const {
+  template <class T, class Allocator>
+  const DeviceBuffer& staged_from_call(std::size_t slot, const std::vector<T, Allocator>& values) const {
     DeviceBuffer& buffer = kept(slot, values.size() * sizeof(T));
     buffer.enqueue_write_at(0, values.data(), values.size() * sizeof(T));
     return buffer;

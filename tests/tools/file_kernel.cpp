@@ -40,7 +40,7 @@ Buffer plain_buffer(Family family, const ArrayFile& file, bool input) {
   buffer.shape = buffer_shape(family, file.shape, input);
   buffer.stride = {buffer.shape[1] * buffer.shape[2] * buffer.shape[3], buffer.shape[2] * buffer.shape[3], buffer.shape[3], 1};
   const std::int64_t elements = buffer.shape[0] * buffer.stride[0];
-  buffer.bytes.resize(static_cast<std::size_t>(elements + 2 * kGuardElements) * element_size(buffer.type));
+  buffer.bytes.resize(static_cast<std::size_t>(elements + 2 * kGuardElements) * element_size(buffer.type), std::byte{});
   return buffer;
 }
 
