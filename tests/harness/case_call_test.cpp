@@ -60,6 +60,26 @@ TEST(Sentinels, EachBufferStartsWithItsOwnInEachPlaceAndTheSameOnEveryDraw) {
   }
 }
 
+// A dense call large enough for the drawing team (harness/parallel_work.hpp): its buffers' bytes
+// are not zeroed on allocation (backends/buffer_storage.hpp), so every one must have been written,
+// the output's by the team: guards hold the guard sentinel, the output's elements the unwritten
+// one, the input's drawn values, none of them a sentinel.
+TEST(Sentinels, ALargeDenseCallIsWrittenWholeBeforeTheKernel) {
+  const KernelCall call = materialize(CaseDescription::parse(
+      "rope(d=64,base=10000,layout=half,dtype=fp32) | batch=1 seq=2048 heads=2 order=bshd pad=0 place=out ids=int64 "
+      "positions=run offset=0 inputs=activations seed=4"));
+  const Buffer& in = call.inputs[0];
+  const Buffer& out = call.outputs[0];
+  const std::int64_t logical = 2048 * 2 * 64;
+  ASSERT_EQ(out.size(), logical + 2 * kGuardElements);
+  for (std::int64_t i = 0; i < out.size(); ++i) {
+    const bool guard = out.in_guard(i);
+    ASSERT_EQ(out.bits(i), guard ? out.sentinels.guard : out.sentinels.unwritten) << i;
+    if (guard) ASSERT_EQ(in.bits(i), in.sentinels.guard) << i;
+    else ASSERT_FALSE(sentinel_origin(ElementType::fp32, in.bits(i))) << i;
+  }
+}
+
 TEST(Sentinels, InPlaceTheOutputIsItsInputWithItsSentinels) {
   const KernelCall call = materialize(CaseDescription::parse(
       "rope(d=8,base=10000,layout=half,dtype=fp32) | batch=1 seq=3 heads=2 order=bshd pad=1 place=in seed=3"));
