@@ -321,10 +321,6 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
     const Buffer& in = call.inputs[o];
     const Buffer& out = call.outputs[o];
     const std::int64_t heads = out.shape[2];
-    // Sentinels are NaNs (backends/kernel_call.hpp): only a NaN pays for the lookup.
-    auto sentinel_at = [&](double value, std::int64_t at) {
-      return std::isnan(value) ? sentinel_kind(type, Access::bits(out, at)) : std::string_view{};
-    };
     for (std::int64_t h = 0; h < heads; ++h) {
       std::size_t slow_count = 0;
       const std::int64_t row = ((b * out.shape[1] + s) * heads + h) * spec.d;
@@ -344,7 +340,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           tally.identical();
           continue;
         }
-        const std::string_view held = sentinel_at(Access::value(out, at), at);
+        const std::string_view held = Access::sentinel_held(type, out, at, Access::value(out, at));
         if (held.empty() && std::isnan(Access::value(out, at)) && std::isnan(Access::value(in, from))) {
           tally.identical();
           continue;
@@ -399,7 +395,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         if (std::isnan(xa) || std::isnan(xb)) {
           // The propagation policy: a NaN in a pair makes both of its outputs NaN.
           for (const auto& [e, stored, y] : {std::tuple{pair.a, oa, ya}, std::tuple{pair.b, ob, yb}}) {
-            const std::string_view held = sentinel_at(y, stored);
+            const std::string_view held = Access::sentinel_held(type, out, stored, y);
             if (held.empty() && std::isnan(y)) {
               tally.identical();
             } else {
@@ -425,7 +421,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         // lies within it is counted unconstrained, never as a pass.
         auto count_unclaimed = [&] {
           for (const auto& [e, stored, y] : {std::tuple{pair.a, oa, ya}, std::tuple{pair.b, ob, yb}}) {
-            const std::string_view held = sentinel_at(y, stored);
+            const std::string_view held = Access::sentinel_held(type, out, stored, y);
             if (!held.empty())
               tally.fail({o, row + static_cast<std::int64_t>(e)}, [&, e = e, stored = stored] {
                 return describe(held, e, input_text(), NAN, stored, INFINITY, INFINITY);
@@ -486,7 +482,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           const double y = actual[k], expected = reference[k], bound = bounds[k];
           const std::size_t e = element[k];
           const std::int64_t key = row + static_cast<std::int64_t>(e);
-          std::string_view kind = sentinel_at(y, stored[k]);
+          std::string_view kind = Access::sentinel_held(type, out, stored[k], y);
           if (kind.empty() && std::isnan(y)) kind = "nan";
           else if (kind.empty() && std::isinf(y)) kind = "inf";
           if (!kind.empty()) {

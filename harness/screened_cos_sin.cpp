@@ -29,7 +29,6 @@ ScreenedCosSin evaluate(double hi, double lo, double error, double magnitude) {
   return {c - s * lo, s + c * lo, error, magnitude};
 }
 
-
 }  // namespace
 
 ScreenedCosSin screened_cos_sin(const Wide& angle) {

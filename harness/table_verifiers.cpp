@@ -54,11 +54,6 @@ void check_screened(const Screened& x, FailureKey key, std::int64_t position, El
   }
 }
 
-// Sentinels are NaNs (backends/kernel_call.hpp): only a NaN pays for the lookup.
-template <class Access> std::string_view sentinel_held(ElementType type, const Buffer& out, std::int64_t at, double value) {
-  return std::isnan(value) ? sentinel_kind(type, Access::bits(out, at)) : std::string_view{};
-}
-
 }  // namespace
 
 ElementTally verify_sinusoid(const KernelCall& call) {
@@ -107,7 +102,7 @@ ElementTally verify_sinusoid(const KernelCall& call) {
             const double bound = sinusoid_bound<double>(spec, angle, std::abs(expected) + cs.error, pair_growth) * kBoundRounding;
             const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
             const double actual = Access::value(out, at);
-            const Screened x{actual, expected, bound, cs.error, sentinel_held<Access>(type, out, at, actual), bound >= 1};
+            const Screened x{actual, expected, bound, cs.error, Access::sentinel_held(type, out, at, actual), bound >= 1};
             check_screened(x, {0, row * spec.d + static_cast<std::int64_t>(e)}, position, type, escalation, point, e, tally,
                            [&, e = e](std::string kind, double ref, double actual, double ratio) {
                              return ElementFailure{kind, "table", row * spec.d + static_cast<std::int64_t>(e),
@@ -180,7 +175,7 @@ ElementTally verify_alibi(const KernelCall& call) {
                                     element_text(call, type, Access::bits(out, at), got), ulps_between(got, ref, type), ratio,
                                     hex_and_decimal(bound)};
             };
-            const std::string_view held = sentinel_held<Access>(type, out, at, actual);
+            const std::string_view held = Access::sentinel_held(type, out, at, actual);
             if (spec.mode == AlibiMode::causal && j > i) {
               if (actual == -INFINITY) {
                 tally.identical();

@@ -1,8 +1,10 @@
 #pragma once
 // Element access for the verifier's inner loops, typed once per call instead of switching on
 // the element type per element.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <type_traits>
 
 #include "backends/cpu/storage.hpp"
@@ -23,6 +25,11 @@ template <class T> struct Typed {
     } else {
       return static_cast<double>(cpu::load(data[index]));
     }
+  }
+  // Which sentinel of `type` the element at `index`, whose value is `value`, holds, if any.
+  // Sentinels are NaNs (backends/kernel_call.hpp): only a NaN pays for the lookup.
+  static std::string_view sentinel_held(ElementType type, const Buffer& buffer, std::int64_t index, double value) {
+    return std::isnan(value) ? sentinel_kind(type, bits(buffer, index)) : std::string_view{};
   }
   static std::uint64_t bits(const Buffer& buffer, std::int64_t index) {
     std::uint64_t out = 0;
