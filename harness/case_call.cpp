@@ -9,8 +9,8 @@
 
 #include "backends/cpu/storage.hpp"
 #include "harness/activation_draw.hpp"
+#include "harness/half_rows.hpp"
 #include "harness/counter_random.hpp"
-#include "harness/half_bits.hpp"
 #include "harness/parallel_work.hpp"
 #include "properties/generators.hpp"
 #include "spec/spec_error.hpp"
@@ -104,11 +104,12 @@ std::vector<double> channel_scales(const CaseDescription& c) {
 std::int64_t pick(const std::optional<std::int64_t>& chosen, std::int64_t index) { return chosen ? *chosen : index; }
 
 // The bits of `value` rounded to nearest in kType: element_bits's roundings, inline, so that a
-// drawing loop over one dtype pays no switch and no call per element.
+// drawing loop over one dtype pays no switch and no call per element (fp16 rounds a row at a
+// time, half_rows.hpp).
 template <ElementType kType> [[gnu::always_inline]] inline std::uint64_t encode(double value) {
+  static_assert(kType != ElementType::fp16);
   if constexpr (kType == ElementType::fp64) return std::bit_cast<std::uint64_t>(value);
   else if constexpr (kType == ElementType::fp32) return std::bit_cast<std::uint32_t>(static_cast<float>(value));
-  else if constexpr (kType == ElementType::fp16) return round_to_half_bits(value);
   else return cpu::narrow_to_bfloat16(static_cast<float>(value)).bits;
 }
 
@@ -151,6 +152,7 @@ void draw_operand(Buffer& buffer, const CaseDescription& c, const Selection& sel
 #pragma omp parallel if (worth_a_team(batch * seq * heads * d))
   {
     std::vector<double> row_values(static_cast<std::size_t>(d));
+    std::vector<std::uint16_t> row_half_bits(kType == ElementType::fp16 ? row_values.size() : 0);
 #pragma omp for collapse(2) schedule(static)
     for (std::int64_t b = 0; b < batch; ++b)
       for (std::int64_t s = 0; s < seq; ++s)
@@ -160,7 +162,15 @@ void draw_operand(Buffer& buffer, const CaseDescription& c, const Selection& sel
           Unit* const row = data + buffer.offset_of(b, s, h, 0);
           if (activations) {
             draw_activation_row(values, first, scales.data(), row_values.size(), row_values.data());
-            for (std::int64_t e = 0; e < d; ++e) row[e * step] = static_cast<Unit>(encode<kType>(row_values[static_cast<std::size_t>(e)]));
+            if constexpr (kType == ElementType::fp16) {
+              // Rounded in vectors (half_rows.hpp), into the row itself where it is dense.
+              std::uint16_t* const rounded = step == 1 ? row : row_half_bits.data();
+              round_row_to_half_bits(row_values.data(), row_values.size(), rounded);
+              if (step != 1)
+                for (std::int64_t e = 0; e < d; ++e) row[e * step] = rounded[e];
+            } else {
+              for (std::int64_t e = 0; e < d; ++e) row[e * step] = static_cast<Unit>(encode<kType>(row_values[static_cast<std::size_t>(e)]));
+            }
           } else {
             for (std::int64_t e = 0; e < d; ++e)
               row[e * step] = static_cast<Unit>(draw_bit_pattern<kType>(values, first + static_cast<std::uint64_t>(e)));

@@ -90,9 +90,11 @@ struct FastToken {
 
 // One row's values for the fast path and what it returns, in padded arrays (one set per thread).
 struct FastRow {
-  explicit FastRow(std::size_t pairs)
-      : xa(padded_pairs(pairs)), xb(xa.size()), ya(xa.size()), yb(xa.size()), ratio_a(xa.size()), ratio_b(xa.size()) {}
+  FastRow(std::size_t pairs, std::int64_t d)
+      : xa(padded_pairs(pairs)), xb(xa.size()), ya(xa.size()), yb(xa.size()), ratio_a(xa.size()), ratio_b(xa.size()),
+        x_row(static_cast<std::size_t>(d)), y_row(x_row.size()) {}
   std::vector<double> xa, xb, ya, yb, ratio_a, ratio_b;
+  std::vector<double> x_row, y_row;  // a dense row's inputs and outputs, widened whole (gather_pairs)
 };
 
 std::vector<PairConstants> pair_constants(const KernelCall& call, const Reference<FastReal>& reference) {
@@ -299,6 +301,33 @@ NormCheck check_norm(const Spec& spec, TokenPair& t, double xa, double xb, doubl
   return {static_cast<double>(norm), static_cast<double>(wide_scale), static_cast<double>(bound), static_cast<double>(ratio)};
 }
 
+// Each pair's inputs and outputs as doubles, pair j at index j of values.xa, xb, ya and yb.
+template <class Access, class T>
+void gather_pairs(const std::vector<PairConstants>& pairs, const T* x, std::int64_t in_step, const T* y, std::int64_t out_step,
+                  FastRow& values) {
+  if constexpr (Access::kWidensRows) {
+    if (in_step == 1 && out_step == 1) {
+      Access::load_row(x, values.x_row.size(), values.x_row.data());
+      Access::load_row(y, values.y_row.size(), values.y_row.data());
+      for (std::size_t j = 0; j < pairs.size(); ++j) {
+        const PairConstants& pair = pairs[j];
+        values.xa[j] = values.x_row[pair.in_a];
+        values.xb[j] = values.x_row[pair.in_b];
+        values.ya[j] = values.y_row[pair.a];
+        values.yb[j] = values.y_row[pair.b];
+      }
+      return;
+    }
+  }
+  for (std::size_t j = 0; j < pairs.size(); ++j) {
+    const PairConstants& pair = pairs[j];
+    values.xa[j] = Access::load(x, static_cast<std::int64_t>(pair.in_a) * in_step);
+    values.xb[j] = Access::load(x, static_cast<std::int64_t>(pair.in_b) * in_step);
+    values.ya[j] = Access::load(y, static_cast<std::int64_t>(pair.a) * out_step);
+    values.yb[j] = Access::load(y, static_cast<std::int64_t>(pair.b) * out_step);
+  }
+}
+
 // A ratio or ULP count this small lands in the histogram's bin 0 (below 2^-24).
 constexpr double kNegligible = 0x1p-600;
 
@@ -356,13 +385,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
       const std::int64_t in_step = in.stride[3], out_step = out.stride[3];
       const auto* const x = Access::pointer(in) + in_base;
       const auto* const y = Access::pointer(out) + out_base;
-      for (std::size_t j = 0; j < pairs.size(); ++j) {
-        const PairConstants& pair = pairs[j];
-        values.xa[j] = Access::load(x, static_cast<std::int64_t>(pair.in_a) * in_step);
-        values.xb[j] = Access::load(x, static_cast<std::int64_t>(pair.in_b) * in_step);
-        values.ya[j] = Access::load(y, static_cast<std::int64_t>(pair.a) * out_step);
-        values.yb[j] = Access::load(y, static_cast<std::int64_t>(pair.b) * out_step);
-      }
+      gather_pairs<Access>(pairs, x, in_step, y, out_step, values);
       const RowScreenSummary screened =
           screen_rotary_row(fast.view(), {values.xa.data(), values.xb.data(), values.ya.data(), values.yb.data()}, pairs.size(),
                             screen_constants, {values.ratio_a.data(), values.ratio_b.data()});
@@ -567,7 +590,7 @@ ElementTally verify_rotary(const KernelCall& call) {
     PairAngles angles(pair_frequencies);
     std::vector<std::int64_t> positions(pairs.size());
     FastToken fast(pairs.size());
-    FastRow values(pairs.size());
+    FastRow values(pairs.size(), call.spec.d);
     std::vector<std::size_t> slow(pairs.size());  // the pairs of one row the fast path left
     std::optional<Point> formed;  // the point `token` and `fast` hold
     // Sequence-major, batch rows inner: rows whose ids repeat the same positions (run-mode ids)

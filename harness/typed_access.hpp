@@ -2,6 +2,7 @@
 // Element access for the verifier's inner loops, typed once per call instead of switching on
 // the element type per element.
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "backends/cpu/storage.hpp"
 #include "backends/kernel_call.hpp"
 #include "harness/half_bits.hpp"
+#include "harness/half_rows.hpp"
 
 namespace peconform::harness {
 
@@ -25,6 +27,15 @@ template <class T> struct Typed {
     } else {
       return static_cast<double>(cpu::load(data[index]));
     }
+  }
+  // Whether a dense row is cheaper widened whole, in vectors (half_rows.hpp), than element by
+  // element: for binary16 only; the other dtypes' loads are a conversion or a shift.
+  static constexpr bool kWidensRows = std::is_same_v<T, cpu::Half>;
+  // data[0, count) widened to double.
+  static void load_row(const T* data, std::size_t count, double* values)
+    requires kWidensRows
+  {
+    widen_half_row(reinterpret_cast<const std::uint16_t*>(data), count, values);
   }
   // Which sentinel of `type` the element at `index`, whose value is `value`, holds, if any.
   // Sentinels are NaNs (backends/kernel_call.hpp): only a NaN pays for the lookup.
