@@ -9,7 +9,7 @@
 
 #include "backends/cpu/storage.hpp"
 #include "harness/activation_draw.hpp"
-#include "harness/half_rows.hpp"
+#include "harness/sixteen_bit_rows.hpp"
 #include "harness/counter_random.hpp"
 #include "harness/parallel_work.hpp"
 #include "properties/generators.hpp"
@@ -105,7 +105,7 @@ std::int64_t pick(const std::optional<std::int64_t>& chosen, std::int64_t index)
 
 // The bits of `value` rounded to nearest in kType: element_bits's roundings, inline, so that a
 // drawing loop over one dtype pays no switch and no call per element (fp16 rounds a row at a
-// time, half_rows.hpp).
+// time, sixteen_bit_rows.hpp).
 template <ElementType kType> [[gnu::always_inline]] inline std::uint64_t encode(double value) {
   static_assert(kType != ElementType::fp16);
   if constexpr (kType == ElementType::fp64) return std::bit_cast<std::uint64_t>(value);
@@ -163,7 +163,7 @@ void draw_operand(Buffer& buffer, const CaseDescription& c, const Selection& sel
           if (activations) {
             draw_activation_row(values, first, scales.data(), row_values.size(), row_values.data());
             if constexpr (kType == ElementType::fp16) {
-              // Rounded in vectors (half_rows.hpp), into the row itself where it is dense.
+              // Rounded in vectors (sixteen_bit_rows.hpp), into the row itself where it is dense.
               std::uint16_t* const rounded = step == 1 ? row : row_half_bits.data();
               round_row_to_half_bits(row_values.data(), row_values.size(), rounded);
               if (step != 1)

@@ -11,7 +11,7 @@
 #include "backends/cpu/storage.hpp"
 #include "backends/kernel_call.hpp"
 #include "harness/half_bits.hpp"
-#include "harness/half_rows.hpp"
+#include "harness/sixteen_bit_rows.hpp"
 
 namespace peconform::harness {
 
@@ -28,14 +28,15 @@ template <class T> struct Typed {
       return static_cast<double>(cpu::load(data[index]));
     }
   }
-  // Whether a dense row is cheaper widened whole, in vectors (half_rows.hpp), than element by
-  // element: for binary16 only; the other dtypes' loads are a conversion or a shift.
-  static constexpr bool kWidensRows = std::is_same_v<T, cpu::Half>;
+  // Whether a dense row is cheaper widened whole, in vectors (sixteen_bit_rows.hpp), than element
+  // by element: for the 16-bit dtypes; fp32's and fp64's loads are a conversion or nothing.
+  static constexpr bool kWidensRows = std::is_same_v<T, cpu::Half> || std::is_same_v<T, cpu::BFloat16>;
   // data[0, count) widened to double.
   static void load_row(const T* data, std::size_t count, double* values)
     requires kWidensRows
   {
-    widen_half_row(reinterpret_cast<const std::uint16_t*>(data), count, values);
+    if constexpr (std::is_same_v<T, cpu::Half>) widen_half_row(reinterpret_cast<const std::uint16_t*>(data), count, values);
+    else widen_bfloat16_row(reinterpret_cast<const std::uint16_t*>(data), count, values);
   }
   // Which sentinel of `type` the element at `index`, whose value is `value`, holds, if any.
   // Sentinels are NaNs (backends/kernel_call.hpp): only a NaN pays for the lookup.

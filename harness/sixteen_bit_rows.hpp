@@ -1,7 +1,8 @@
 #pragma once
-// binary16 rows converted in vectors (Highway, chosen at run time): the campaign's fp16 inputs
-// rounded from their drawn doubles, and the verifier's fp16 rows widened to double. Both give, on
-// every target, the bits of half_bits.hpp's per-element conversions (tests/harness/half_rows_test.cpp).
+// 16-bit float rows converted in vectors (Highway, chosen at run time): the campaign's fp16
+// inputs rounded from their drawn doubles, and the verifier's fp16 and bf16 rows widened to
+// double. Each gives, on every target, the bits of the per-element conversion
+// (half_bits.hpp, cpu::widen_bfloat16; tests/harness/sixteen_bit_rows_test.cpp).
 //
 // Where the CPU has F16C, the rounding goes through binary32 rounded to odd: the double's 29 low
 // fraction bits are dropped and, if any was set, the lowest kept bit is set. A value rounded to
@@ -19,7 +20,10 @@ namespace peconform::harness {
 void round_row_to_half_bits(const double* values, std::size_t count, std::uint16_t* bits);
 // values[e] = widen_half_bits(bits[e]) for e in [0, count).
 void widen_half_row(const std::uint16_t* bits, std::size_t count, double* values);
-// The instruction set both run on here ("AVX3", "AVX2", "SSE4", ...).
-const char* half_rows_target();
+// values[e] = cpu::widen_bfloat16 of the bfloat16 bits[e], for e in [0, count): a shift on
+// every target.
+void widen_bfloat16_row(const std::uint16_t* bits, std::size_t count, double* values);
+// The instruction set these run on here ("AVX3", "AVX2", "SSE4", ...).
+const char* sixteen_bit_rows_target();
 
 }  // namespace peconform::harness

@@ -1,9 +1,9 @@
-// The vectorised binary16 rows (harness/half_rows.hpp) give, on every Highway target this CPU
-// runs, the bits of the per-element conversions of half_bits.hpp: rounding at every tie between
-// neighbouring binary16 values and one double step either side, at the overflow and underflow
-// edges, on NaNs with payloads in any bits, on a million doubles over every reachable binade,
-// and in rows of every length up to 70 (every partial last vector); widening on all 65,536
-// binary16 bit patterns.
+// The vectorised 16-bit rows (harness/sixteen_bit_rows.hpp) give, on every Highway target this
+// CPU runs, the bits of the per-element conversions: binary16 rounding (half_bits.hpp) at every
+// tie between neighbouring binary16 values and one double step either side, at the overflow and
+// underflow edges, on NaNs with payloads in any bits, on a million doubles over every reachable
+// binade, and in rows of every length up to 70 (every partial last vector); binary16 and bfloat16
+// widening on all 65,536 bit patterns of each.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -13,9 +13,10 @@
 #include <numeric>
 #include <vector>
 
+#include "backends/cpu/storage.hpp"
 #include "harness/counter_random.hpp"
 #include "harness/half_bits.hpp"
-#include "harness/half_rows.hpp"
+#include "harness/sixteen_bit_rows.hpp"
 #include "support/highway_targets.hpp"
 
 namespace peconform::harness {
@@ -67,31 +68,43 @@ void expect_rounded_as_element_by_element(const std::vector<double>& values) {
   }
 }
 
-std::uint64_t widened_bits(std::uint16_t half) { return std::bit_cast<std::uint64_t>(static_cast<double>(widen_half_bits(half))); }
+using Widen = void (*)(const std::uint16_t*, std::size_t, double*);
 
-void expect_widened_as_element_by_element() {
+std::uint64_t half_widened(std::uint16_t bits) { return std::bit_cast<std::uint64_t>(static_cast<double>(widen_half_bits(bits))); }
+std::uint64_t bfloat16_widened(std::uint16_t bits) {
+  return std::bit_cast<std::uint64_t>(static_cast<double>(cpu::widen_bfloat16(cpu::BFloat16{bits})));
+}
+
+void expect_widened_as_element_by_element(Widen widen, std::uint64_t (*element)(std::uint16_t)) {
   std::vector<std::uint16_t> bits(0x10000);
   std::iota(bits.begin(), bits.end(), std::uint16_t{0});
   std::vector<double> values(bits.size() + 1, -7.0);
-  widen_half_row(bits.data(), bits.size(), values.data());
-  for (std::size_t e = 0; e < bits.size(); ++e) ASSERT_EQ(std::bit_cast<std::uint64_t>(values[e]), widened_bits(bits[e])) << std::hex << bits[e];
+  widen(bits.data(), bits.size(), values.data());
+  for (std::size_t e = 0; e < bits.size(); ++e) ASSERT_EQ(std::bit_cast<std::uint64_t>(values[e]), element(bits[e])) << std::hex << bits[e];
   ASSERT_EQ(values.back(), -7.0);
-  // Rows that run from the largest finite values into the infinities and NaNs.
-  for (std::size_t count = 0; count <= 70; ++count) {
-    std::vector<double> row(count + 1, -7.0);
-    widen_half_row(bits.data() + 0x7bc0, count, row.data());
-    for (std::size_t e = 0; e < count; ++e) ASSERT_EQ(std::bit_cast<std::uint64_t>(row[e]), widened_bits(bits[0x7bc0 + e])) << count;
-    ASSERT_EQ(row[count], -7.0) << "a row of " << count << " wrote past its end";
+  // Rows that run from large finite values into the infinities and NaNs of either format.
+  for (const std::size_t first : {std::size_t{0x7bc0}, std::size_t{0x7f60}}) {
+    for (std::size_t count = 0; count <= 70; ++count) {
+      std::vector<double> row(count + 1, -7.0);
+      widen(bits.data() + first, count, row.data());
+      for (std::size_t e = 0; e < count; ++e) ASSERT_EQ(std::bit_cast<std::uint64_t>(row[e]), element(bits[first + e])) << count;
+      ASSERT_EQ(row[count], -7.0) << "a row of " << count << " wrote past its end";
+    }
   }
 }
 
-TEST(HalfRows, EveryTargetRoundsAsTheElementByElementConversion) {
+TEST(SixteenBitRows, EveryTargetRoundsToBinary16AsTheElementByElementConversion) {
   const std::vector<double> values = doubles_where_rounding_decides();
-  on_every_highway_target("half rows", half_rows_target, [&] { expect_rounded_as_element_by_element(values); });
+  on_every_highway_target("16-bit rows", sixteen_bit_rows_target, [&] { expect_rounded_as_element_by_element(values); });
 }
 
-TEST(HalfRows, EveryTargetWidensAsTheElementByElementConversion) {
-  on_every_highway_target("half rows", half_rows_target, [] { expect_widened_as_element_by_element(); });
+TEST(SixteenBitRows, EveryTargetWidensBinary16AsTheElementByElementConversion) {
+  on_every_highway_target("16-bit rows", sixteen_bit_rows_target, [] { expect_widened_as_element_by_element(widen_half_row, half_widened); });
+}
+
+TEST(SixteenBitRows, EveryTargetWidensBfloat16AsTheElementByElementConversion) {
+  on_every_highway_target("16-bit rows", sixteen_bit_rows_target,
+                          [] { expect_widened_as_element_by_element(widen_bfloat16_row, bfloat16_widened); });
 }
 
 }  // namespace
