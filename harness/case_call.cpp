@@ -9,9 +9,9 @@
 
 #include "backends/cpu/storage.hpp"
 #include "harness/activation_draw.hpp"
-#include "harness/sixteen_bit_rows.hpp"
 #include "harness/counter_random.hpp"
 #include "harness/parallel_work.hpp"
+#include "harness/sixteen_bit_rows.hpp"
 #include "properties/generators.hpp"
 #include "spec/spec_error.hpp"
 

@@ -477,8 +477,8 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const double r2 = xa * xa + xb * xb;
         const bool wide = t.in_binary128 || !(r2 > 0x1p-900) || t.amplitude * std::sqrt(r2) < kSmallestScreenedAmplitude;
         // Most such pairs cannot show in the report (tiny_pair_screen.hpp): they are tallied as
-        // binary128 would tally them, without it. r2 < 1/2 makes max(r, 1) below 1, as the claim
-        // test takes it.
+        // binary128 would tally them, without it. r2 < 1/2 keeps r below 1, so that the claim
+        // test below takes max(r, 1) as 1.
         if (wide && !t.in_binary128 && t.terms.constrains() && r2 < 0.5 && within_claim<double>(t.claim_scale, t.terms.largest)) {
           const NeutralPair neutral =
               screen_tiny_pair({xa, xb, ya, yb, t.cos, t.sin, t.amplitude, t.reference_relative}, rounded_wide_terms_of(spec, t),
