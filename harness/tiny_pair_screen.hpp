@@ -48,9 +48,10 @@ struct NeutralPair {
   int bins[2] = {0, 0};
 };
 
-// `terms` are the pair's binary128 bound terms (rotary_bound_terms<Wide>) rounded to double.
-// Requires a constraining bound, a claimed pair and xa^2 + xb^2 < 1/2 (so that max(r, 1) is 1);
-// anything else, and any nonfinite value, is never neutral.
+// `terms` are the pair's binary128 bound terms (rotary_bound_terms<Wide>) rounded to double. The
+// caller tests the claim, with max(r, 1) = 1; the screen calls nothing neutral where that could
+// be wrong (xa^2 + xb^2 of 1/2 or more), where the bound does not constrain, where both inputs
+// are zero, or where any value is not finite.
 NeutralPair screen_tiny_pair(const TinyPair& pair, const RotaryBoundTerms<double>& terms, const UlpFormat& format,
                              const TallyMaxima& maxima);
 
