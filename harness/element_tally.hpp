@@ -38,6 +38,13 @@ class ElementTally {
     if (ratio > at) at = ratio;
     ++stats.ratio_histogram[static_cast<std::size_t>(ratio_bin(ratio))];
   }
+  // A bounded element whose ratio and ULPs are known to raise no maximum the tally holds: only
+  // its count and its ratio's bin change, as bounded_ratio would change them.
+  void bounded_in_bin(int ratio_bin) {
+    ++stats.elements;
+    ++stats.bounded_elements;
+    ++stats.ratio_histogram[static_cast<std::size_t>(ratio_bin)];
+  }
   void identical() { ++stats.elements, ++stats.identical_elements; }
   void unconstrained() { ++stats.elements, ++stats.unconstrained_elements; }
   // Records a failure; `describe` builds the details only when it is the lowest so far.

@@ -76,12 +76,7 @@ const RotaryBoundTerms<Wide>& wide_terms_of(const Spec& spec, TokenPair& t) {
 }
 
 const RotaryBoundTerms<double>& rounded_wide_terms_of(const Spec& spec, TokenPair& t) {
-  if (!t.rounded_wide_terms) {
-    const RotaryBoundTerms<Wide>& w = wide_terms_of(spec, t);
-    t.rounded_wide_terms = RotaryBoundTerms<double>{static_cast<double>(w.relative), static_cast<double>(w.per_norm),
-                                                    static_cast<double>(w.absolute), static_cast<double>(w.final),
-                                                    static_cast<double>(w.store_absolute), static_cast<double>(w.largest)};
-  }
+  if (!t.rounded_wide_terms) t.rounded_wide_terms = rounded_to_double(wide_terms_of(spec, t));
   return *t.rounded_wide_terms;
 }
 
@@ -447,9 +442,8 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         // pair in binary128; the report is what that would give, bit for bit.
         if (t.zeros_pass_negligibly && ya == 0 && yb == 0 && std::isfinite(xa) && std::isfinite(xb) &&
             at_position >= kNegligible && tally.stats.max_ulp >= kNegligible) {
-          tally.stats.elements += 2;
-          tally.stats.bounded_elements += 2;
-          histogram[0] += 2;
+          tally.bounded_in_bin(0);
+          tally.bounded_in_bin(0);
           continue;
         }
         // Outside the claim (near the dtype's overflow) only an unwritten element is wrong; a
@@ -484,10 +478,8 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
               screen_tiny_pair({xa, xb, ya, yb, t.cos, t.sin, t.amplitude, t.reference_relative}, rounded_wide_terms_of(spec, t),
                                format, {tally.stats.worst_ratio, at_position, tally.stats.max_ulp});
           if (neutral.neutral) {
-            tally.stats.elements += 2;
-            tally.stats.bounded_elements += 2;
-            ++histogram[static_cast<std::size_t>(neutral.bins[0])];
-            ++histogram[static_cast<std::size_t>(neutral.bins[1])];
+            tally.bounded_in_bin(neutral.bins[0]);
+            tally.bounded_in_bin(neutral.bins[1]);
             continue;
           }
         }

@@ -159,6 +159,12 @@ template <class Real> struct RotaryBoundTerms {
   }
 };
 
+// Each term rounded to nearest double, as the double screens take binary128's terms.
+template <class Real> RotaryBoundTerms<double> rounded_to_double(const RotaryBoundTerms<Real>& terms) {
+  return {static_cast<double>(terms.relative), static_cast<double>(terms.per_norm), static_cast<double>(terms.absolute),
+          static_cast<double>(terms.final),    static_cast<double>(terms.store_absolute), static_cast<double>(terms.largest)};
+}
+
 // How the angle error grows with |phi| for frequency `index` (rotary_frequency_index): 2^-100
 // for the classes that form p theta to 106 bits, the recipe's error under fp32-angle. It does not
 // depend on the position, so callers form it once per frequency.

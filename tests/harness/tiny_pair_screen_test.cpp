@@ -54,11 +54,6 @@ WidePair wide_check(const TinyPair& p, const RotaryBoundTerms<Wide>& terms, cons
   return out;
 }
 
-RotaryBoundTerms<double> rounded(const RotaryBoundTerms<Wide>& w) {
-  return {static_cast<double>(w.relative), static_cast<double>(w.per_norm), static_cast<double>(w.absolute),
-          static_cast<double>(w.final),    static_cast<double>(w.store_absolute), static_cast<double>(w.largest)};
-}
-
 // A value near double's underflow: any exponent from the smallest subnormal to 2^-400, or zero.
 double tiny_input(CounterStream& random) {
   if (random.below(16) == 0) return 0.0;
@@ -115,7 +110,7 @@ void check_spec(const char* text, CounterStream& random, Tally& tally) {
     const double levels[] = {0.0, 0x1p-30, 0.01, 0.5, 0.99, 1.0};
     const TallyMaxima maxima{levels[random.below(6)], levels[random.below(6)], benign ? 1e9 : random.uniform() * 40};
     const TallyMaxima benign_maxima{1.0, 1.0, 1e9};
-    const NeutralPair neutral = screen_tiny_pair(p, rounded(wide_terms), format, benign ? benign_maxima : maxima);
+    const NeutralPair neutral = screen_tiny_pair(p, rounded_to_double(wide_terms), format, benign ? benign_maxima : maxima);
     const TallyMaxima& shown = benign ? benign_maxima : maxima;
     ++tally.pairs;
     if (benign) ++tally.benign;
@@ -151,7 +146,7 @@ TEST(TinyPairScreen, ANeutralPairIsOneBinary128PassesAndTalliesAlike) {
 
 TEST(TinyPairScreen, NothingOutsideItsDomainIsNeutral) {
   const Spec spec = Spec::parse("rope(d=64,base=10000,dtype=fp64)");
-  const RotaryBoundTerms<double> terms = rounded(rotary_bound_terms<Wide>(spec, Wide(1), Wide(0), angle_growth<Wide>(spec, 0)));
+  const RotaryBoundTerms<double> terms = rounded_to_double(rotary_bound_terms<Wide>(spec, Wide(1), Wide(0), angle_growth<Wide>(spec, 0)));
   const UlpFormat format = ulp_format(ElementType::fp64);
   const TallyMaxima maxima{1, 1, 1e9};
   // Off binade edges: a reference at a power of two could round into either binade.
@@ -182,12 +177,12 @@ TEST(TinyPairScreen, ARatioOnABinEdgeIsNotNeutral) {
   const TinyPair pair{0x1.8p-500, 0.0, 0x1.8p-500 + 0x1.8p-511 + 0x1.8p-551, 0.0, 1.0, 0.0, 1.0, 0.0};
   const WidePair wide = wide_check(pair, terms, ulp_format(ElementType::fp64));
   ASSERT_EQ(wide.element[0].ratio, 0.5);
-  EXPECT_FALSE(screen_tiny_pair(pair, rounded(terms), ulp_format(ElementType::fp64), {1, 1, 1e15}).neutral);
+  EXPECT_FALSE(screen_tiny_pair(pair, rounded_to_double(terms), ulp_format(ElementType::fp64), {1, 1, 1e15}).neutral);
   // A little further inside, the bin is certain and the pair neutral (its 3.3e12 ULPs are below
   // the maximum shown, in both tests).
   TinyPair inside = pair;
   inside.ya = 0x1.8p-500 + 0x1.8p-511 - 0x1p-530;
-  EXPECT_TRUE(screen_tiny_pair(inside, rounded(terms), ulp_format(ElementType::fp64), {1, 1, 1e15}).neutral);
+  EXPECT_TRUE(screen_tiny_pair(inside, rounded_to_double(terms), ulp_format(ElementType::fp64), {1, 1, 1e15}).neutral);
 }
 
 // A reference whose rounding to double only binary128 can tell: xa c = (3 + 9 2^-52) 2^-600 is a
@@ -204,8 +199,8 @@ TEST(TinyPairScreen, AReferenceOnlyBinary128RoundsRightIsNotNeutralAgainstATight
   const WidePair wide = wide_check(pair, terms, format);
   ASSERT_EQ(wide.element[0].reference, (3 + 0x5p-51) * 0x1p-600);
   ASSERT_EQ(wide.element[0].ulps, 1.0);
-  EXPECT_FALSE(screen_tiny_pair(pair, rounded(terms), format, {1, 1, 0.5}).neutral);
-  EXPECT_TRUE(screen_tiny_pair(pair, rounded(terms), format, {1, 1, 1e9}).neutral);
+  EXPECT_FALSE(screen_tiny_pair(pair, rounded_to_double(terms), format, {1, 1, 0.5}).neutral);
+  EXPECT_TRUE(screen_tiny_pair(pair, rounded_to_double(terms), format, {1, 1, 1e9}).neutral);
 }
 
 }  // namespace
