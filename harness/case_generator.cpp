@@ -194,8 +194,31 @@ void draw_rotary_shape(CaseDescription& c, CounterStream& random, std::int64_t b
 
 CellKey cell_of(const std::string& backend, const Spec& spec) {
   return {backend, std::string(family_name(spec.family)), has_dtype(spec.family) ? std::string(dtype_name(spec.dtype)) : "int32",
-          has_precision(spec.family) ? std::string(precision_name(spec.precision)) : "exact"};
+          has_precision(spec.family) ? class_label(spec) : "exact"};
 }
+
+std::string class_label(const Spec& spec) {
+  std::string label(precision_name(spec.precision));
+  if (spec.cache == RoundsIn::storage) label += ",cache=storage";
+  if (spec.math == RoundsIn::storage) label += ",math=storage";
+  return label;
+}
+
+namespace {
+
+// Whether a cell gets a twin that rounds as a 16-bit model does (CaseCell::storage_rounding): a
+// rotary family in fp16 or bf16 whose angle is exact or float32 (lowp-cache holds cos/sin in the
+// storage dtype already), on a backend that takes the keys, or a pattern that leaves them to the
+// campaign. --spec fixes them itself.
+bool storage_rounding_cell(const BackendCapabilities& capabilities, const SpecPattern* pattern, Family family, Dtype dtype,
+                           PrecisionClass precision, const CaseFilters& filters) {
+  if (filters.spec || !is_rotary(family) || (dtype != Dtype::fp16 && dtype != Dtype::bf16) ||
+      precision == PrecisionClass::lowp_cache)
+    return false;
+  return pattern ? pattern->leaves_free("cache") && pattern->leaves_free("math") : capabilities.storage_rounding;
+}
+
+}  // namespace
 
 std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, const CaseFilters& filters, std::size_t kernel) {
   std::vector<CaseCell> cells;
@@ -219,7 +242,10 @@ std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, co
           continue;
         // ALiBi has no cos/sin to cache: lowp-cache says nothing more than exact-angle there.
         if (family == Family::alibi && precision == PrecisionClass::lowp_cache && !filters.spec) continue;
-        cells.push_back({family, dtype, precision, pattern ? static_cast<int>(source) : -1, kernel});
+        const int from = pattern ? static_cast<int>(source) : -1;
+        cells.push_back({family, dtype, precision, false, from, kernel});
+        if (storage_rounding_cell(capabilities, pattern, family, dtype, precision, filters))
+          cells.push_back({family, dtype, precision, true, from, kernel});
       }
     }
   }
@@ -239,6 +265,8 @@ Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t reci
   // The drawn spec may carry a recipe for a class the cell then replaced: start from exact.
   spec.theta = ThetaRecipe::exact;
   spec.slopes = SlopeRecipe::exact;
+  // The cell, not the generators' draw, says where a rotation rounds.
+  spec.cache = spec.math = cell.storage_rounding ? RoundsIn::storage : RoundsIn::compute;
   if (spec.precision == PrecisionClass::fp32_angle) {
     const bool table = cell.family == Family::sinusoidal || cell.family == Family::xl;
     if (is_rotary(cell.family) && (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear))

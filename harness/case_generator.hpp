@@ -30,6 +30,9 @@ struct CaseCell {
   Family family;
   Dtype dtype;
   PrecisionClass precision;
+  // A rotary fp16 or bf16 cell whose kernels round as a model of that dtype does (cache=storage,
+  // math=storage: transformers' and vLLM's bf16 rotation); false: both keys at compute.
+  bool storage_rounding = false;
   int pattern = -1;         // the kernel's spec pattern its specs come from; -1: any spec of the family
   std::size_t kernel = 0;   // which of the campaign's kernels the cell is for
 };
@@ -59,5 +62,8 @@ std::string backend_problem(const TensorBackend& backend);
 
 // The cell a case's statistics go to ("int32"/"exact" for the integer families).
 CellKey cell_of(const std::string& backend, const Spec& spec);
+// A cell's class: the precision class, then cache=storage and math=storage where the spec holds
+// them ("fp32-angle,cache=storage,math=storage"), as the spec text writes them.
+std::string class_label(const Spec& spec);
 
 }  // namespace peconform::harness

@@ -41,8 +41,11 @@ double angle_horizon(const Spec& spec) {
   Wide horizon = std::numeric_limits<Wide>::infinity();
   for (int index = 0; index < frequencies; ++index) {
     const Wide growth = angle_growth<Wide>(spec, index);
+    // The relative term is affine in |phi|: its slope is growth, times (1 + p) under math=storage.
     const RotaryBoundTerms<Wide> at_zero = rotary_bound_terms<Wide>(spec, Wide(0), Wide(0), growth);
-    horizon = std::min(horizon, (1 - at_zero.relative) / growth);
+    const Wide slope =
+        spec.math == RoundsIn::storage ? rotary_bound_terms<Wide>(spec, Wide(1), Wide(0), growth).relative - at_zero.relative : growth;
+    horizon = std::min(horizon, (1 - at_zero.relative) / slope);
   }
   return static_cast<double>(horizon);
 }

@@ -11,14 +11,16 @@
 //   amplitude      d_A   = (|ln a_xpos| + 4) 2^-52       attention factor and zeta^(n/s) in double
 //   sin/cos        2^-51                                 2^-52 each (precision/measured_constants.md)
 //   cos/sin cache  2 u_c, plus 2 u_s under lowp-cache    A cos, A sin rounded to their format
+//                  or cache=storage
 //   products       u_c                                   a c and b s: |a c| + |b s| <= A r
-//   second order   u_c
+//   second order   u_c                                   (math=storage: rotary_bound_terms)
 //   final rounding u_f |y_e|                             the sum a c - b s rounds in the compute
 //                                                        format, then the store into the storage
 //                                                        format: u_f = u_s, plus u_c where the two differ
 //
 //   P = A r (d_phi + d_A + 2^-51 + 4 u_c [+ 2 u_s]) + r (3 eta_64 + eta_c [+ eta_s]) + eta_c
 //   B(pair element e) = P (1 + u_f) + u_f |y_e| + eta_s
+// (math=storage, the products rounded in the storage dtype, changes P: rotary_bound_terms.)
 //
 // The error of (c, s) as a vector, e, moves each output by at most r |e| (Cauchy-Schwarz),
 // which is why those terms are multiples of A r; the final rounding is relative to the element
@@ -175,21 +177,34 @@ template <class Real> Real angle_growth(const Spec& spec, int index) {
 
 // `angle` is |p theta| before the sign; `log_xpos` is ln of the xPos factor (0 for others);
 // `growth` is the pair's angle_growth.
+//
+// The held cos/sin vector H is within A E (+ r-free absolute terms) of A (cos phi, sin phi), with
+// E = d_phi + d_A + 2^-51 + 2 u_c [+ 2 u_s under cache=storage or lowp-cache]. The products then
+// round (math=):
+//   compute  a c and b s each round in the compute format: r |H| u_c <= A r u_c (1 + E), charged
+//            u_c plus u_c for the second order (E <= 1 wherever the bound constrains); the sum
+//            rounds in the compute format and is stored: final = u_s (+ u_c).
+//   storage  each product rounds into the storage dtype, through the compute format where the two
+//            differ (a float32 cos times a bf16 x): p = u_s + u_c (1 + u_s), or u_s alone; the
+//            error A r (E (1 + p) + p) with E's r-free terms times (1 + p) too, and each product's
+//            underflow eta_c (1 + p) + eta_s. The sum of the two storage values rounds once more,
+//            formed in the compute format where the two differ: final = u_s (+ u_c).
 template <class Real>
 RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, const Real& log_xpos, const Real& growth) {
   using std::abs, std::ldexp;
+  const bool widened = compute_dtype(spec.dtype) != spec.dtype;
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
-  const bool lowp = spec.precision == PrecisionClass::lowp_cache;
+  const bool held_in_storage = spec.cos_sin_in_storage();
   const Real angle_error = ldexp(Real(1), -50) + abs(angle) * growth;
   const Real amplitude_error = (abs(log_xpos) + 4) * ldexp(Real(1), -52);
   const Real u_c(compute.unit), u_s(storage.unit), eta_c(compute.subnormal_spacing), eta_s(storage.subnormal_spacing);
-  const Real final = u_s + (compute_dtype(spec.dtype) != spec.dtype ? u_c : Real(0));
-  return {angle_error + amplitude_error + ldexp(Real(1), -51) + 4 * u_c + (lowp ? 2 * u_s : Real(0)),
-          3 * ldexp(Real(1), -1074) + eta_c + (lowp ? eta_s : Real(0)),
-          eta_c,
-          final,
-          eta_s,
+  const Real final = u_s + (widened ? u_c : Real(0));
+  const Real held = angle_error + amplitude_error + ldexp(Real(1), -51) + 2 * u_c + (held_in_storage ? 2 * u_s : Real(0));
+  const Real held_per_norm = 3 * ldexp(Real(1), -1074) + eta_c + (held_in_storage ? eta_s : Real(0));
+  if (spec.math == RoundsIn::compute) return {held + 2 * u_c, held_per_norm, eta_c, final, eta_s, Real(storage.largest)};
+  const Real product = u_s + (widened ? u_c * (1 + u_s) : Real(0));
+  return {held * (1 + product) + product, held_per_norm * (1 + product), eta_c * (1 + product) + eta_s, final, eta_s,
           Real(storage.largest)};
 }
 

@@ -259,6 +259,14 @@ void draw_float32_recipe(Spec& spec) {
   }
 }
 
+// Where a rotary kernel rounds cos/sin and its products (README, `cache`, `math`): each of the
+// four combinations alike, drawn last so that every earlier draw is what it was before the keys
+// existed. lowp-cache already holds cos/sin in the storage dtype, so it draws math alone.
+void draw_rotation_rounding(Spec& spec) {
+  if (spec.precision != PrecisionClass::lowp_cache) spec.cache = *rc::gen::element(RoundsIn::compute, RoundsIn::storage);
+  spec.math = *rc::gen::element(RoundsIn::compute, RoundsIn::storage);
+}
+
 const std::vector<Layout>& rotating_layouts() {
   static const std::vector<Layout> layouts{Layout::interleaved, Layout::half};
   return layouts;
@@ -283,6 +291,7 @@ rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
     if (shape.family == Family::rope2d) {
       spec.d = 4 * *rc::gen::inRange(1, 33);
       draw_float32_recipe(spec);
+      draw_rotation_rounding(spec);
       return validated(spec);
     }
     spec.d = *gen_even_dims();
@@ -306,6 +315,7 @@ rc::Gen<Spec> gen_rotary_spec(const RotaryShape& shape) {
       spec.section_mode = *rc::gen::element(SectionMode::blocked, SectionMode::interleaved);
     }
     draw_float32_recipe(spec);
+    draw_rotation_rounding(spec);
     return validated(spec);
   });
 }

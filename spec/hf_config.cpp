@@ -558,6 +558,23 @@ Spec read_model(Reading& reading, const Scope& model, std::string_view model_typ
   return read_rotary(reading, model, model_type, options, layer_types);
 }
 
+// The roundings transformers performs in a model of `dtype` (HfConfigOptions::dtype): its
+// rotary module forms inv_freq and inv_freq @ position_ids in float32 with autocast off, takes
+// cos and sin in float32 and casts them to x's dtype; apply_rotary_pos_emb then multiplies and
+// adds in that dtype.
+void apply_transformers_recipe(Spec& spec, Dtype dtype) {
+  if (spec.family == Family::t5)
+    throw SpecError(fmt::format("dtype={}: a T5 model's buckets are integers, which no dtype changes; read it without dtype",
+                                dtype_name(dtype)));
+  spec.dtype = dtype;
+  if (!is_rotary(spec.family)) return;
+  spec.precision = PrecisionClass::fp32_angle;
+  spec.theta = ThetaRecipe::hf;
+  const bool sixteen_bit = dtype == Dtype::bf16 || dtype == Dtype::fp16;
+  spec.cache = sixteen_bit ? RoundsIn::storage : RoundsIn::compute;
+  spec.math = sixteen_bit ? RoundsIn::storage : RoundsIn::compute;
+}
+
 }  // namespace
 
 HfConfigExplanation explain_hf_config(std::string_view config_json_text, const HfConfigOptions& options) {
@@ -581,7 +598,8 @@ HfConfigExplanation explain_hf_config(std::string_view config_json_text, const H
     }
   }
   HfConfigExplanation out;
-  const Spec spec = read_model(reading, model, model_type, options, out.layer_types);
+  Spec spec = read_model(reading, model, model_type, options, out.layer_types);
+  if (options.dtype) apply_transformers_recipe(spec, *options.dtype);
   // Round-trip through the text form so that every rule of Spec::parse (odd dims, list
   // lengths, positive factors) applies to configs as well.
   out.spec = Spec::parse(spec.canonical());

@@ -1,6 +1,7 @@
 #pragma once
 // Reading a Hugging Face config.json into a Spec, with an account of how it was read: which keys
 // were used, which were ignored and which defaults filled a gap (`peconform reference --explain`).
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,12 @@ struct HfConfigOptions {
   // here); 4.x derived it as max_position_embeddings / original_max_position_embeddings
   // whenever the model names an original length. True follows 4.x.
   bool longrope_factor_from_lengths = false;
+  // The dtype the model runs in (its torch_dtype). Set, a rotary model's spec is transformers' own
+  // recipe in it: precision=fp32-angle,theta=hf (inv_freq and the angle in float32), and for
+  // bf16 and fp16 also cache=storage,math=storage (cos.to(x.dtype), the rotation in x's dtype);
+  // an ALiBi model's spec takes the dtype alone. Unset: dtype fp32 and exact-angle, the
+  // mathematics the config describes.
+  std::optional<Dtype> dtype = std::nullopt;
 };
 
 struct HfConfigExplanation {

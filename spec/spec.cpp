@@ -72,6 +72,10 @@ template <> const NameTable<ThetaRecipe>& names() {
       {ThetaRecipe::ggml, "ggml"},   {ThetaRecipe::exp_log, "exp-log"}};
   return table;
 }
+template <> const NameTable<RoundsIn>& names() {
+  static const NameTable<RoundsIn> table{{RoundsIn::compute, "compute"}, {RoundsIn::storage, "storage"}};
+  return table;
+}
 template <> const NameTable<SlopeRecipe>& names() {
   static const NameTable<SlopeRecipe> table{{SlopeRecipe::exact, "exact"}, {SlopeRecipe::bloom, "bloom"}};
   return table;
@@ -303,6 +307,8 @@ const std::vector<KeyRule<Spec>>& spec_rules() {
       enum_key("dtype", every_float, false, &Spec::dtype),
       enum_key("precision", with(kAngular, {F::alibi}), false, &Spec::precision),
       enum_key("theta", with(kRotary, {F::rope2d, F::sinusoidal, F::xl}), false, &Spec::theta),
+      enum_key("cache", with(kRotary, {F::rope2d}), false, &Spec::cache),
+      enum_key("math", with(kRotary, {F::rope2d}), false, &Spec::math),
       enum_key("slopes", {F::alibi}, false, &Spec::slopes),
   };
   return rules;
@@ -549,6 +555,14 @@ Spec spec_from_call(const Call& call) {
   Spec spec = family_defaults(family);
   read_arguments(spec, call, spec_rules(), family, family_name(family));
   if (spec.rot == spec.d) spec.rot = 0;  // all dims rotate: one spelling, so equal specs compare equal
+  // lowp-cache already holds cos and sin in the storage dtype: one spelling for that too, and no
+  // cache=compute contradicting it.
+  const bool cache_named = std::any_of(call.arguments.begin(), call.arguments.end(),
+                                       [](const Argument& argument) { return argument.key == "cache"; });
+  if (cache_named && spec.precision == PrecisionClass::lowp_cache)
+    invalid(spec, fmt::format("precision=lowp-cache already rounds cos and sin to the storage dtype (it is exact-angle "
+                              "with cache=storage); drop cache={} or write precision=exact-angle,cache=storage",
+                              name_of(spec.cache)));
   validate(spec);
   return spec;
 }
@@ -589,9 +603,11 @@ std::string_view dtype_name(Dtype dtype) { return name_of(dtype); }
 std::string_view precision_name(PrecisionClass precision) { return name_of(precision); }
 std::string_view theta_recipe_name(ThetaRecipe recipe) { return name_of(recipe); }
 std::string_view slope_recipe_name(SlopeRecipe recipe) { return name_of(recipe); }
+std::string_view rounds_in_name(RoundsIn place) { return name_of(place); }
 Family family_named(std::string_view text, std::string_view what) { return enum_from<Family>(text, what); }
 Dtype dtype_named(std::string_view text, std::string_view what) { return enum_from<Dtype>(text, what); }
 PrecisionClass precision_named(std::string_view text, std::string_view what) { return enum_from<PrecisionClass>(text, what); }
+RoundsIn rounds_in_named(std::string_view text, std::string_view what) { return enum_from<RoundsIn>(text, what); }
 
 bool is_relative(Family family) {
   return family == Family::alibi || family == Family::t5 || family == Family::shaw || family == Family::xl;

@@ -33,6 +33,12 @@ enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache };
 // meta) or ggml's running product theta *= base^(-2/d) (ggml); for sinusoid tables
 // exp(k * (-ln(base)/m)) in float32, the PyTorch tutorial's, fairseq's and tensor2tensor's (exp_log).
 enum class ThetaRecipe { exact, hf, meta, ggml, exp_log };
+// Where a rotary kernel rounds (README, `cache` and `math`). cache: cos and sin (times the
+// amplitude) held in the compute format, or rounded to the storage dtype before the rotation
+// (transformers' `cos.to(x.dtype)`, vLLM's cos/sin cache in the model dtype). math: the two
+// products and the sum round in the compute format and are stored once, or each rounds in the
+// storage dtype (`x * cos + rotate_half(x) * sin` on bf16 tensors).
+enum class RoundsIn { compute, storage };
 // How a float32 ALiBi kernel forms its slopes under fp32-angle (README, `slopes`): correctly
 // rounded (exact), or Bloom's float32 pow(base, k) of a float32 base (bloom).
 enum class SlopeRecipe { exact, bloom };
@@ -69,6 +75,8 @@ struct Spec {
   Dtype dtype = Dtype::fp32;
   PrecisionClass precision = PrecisionClass::exact_angle;
   ThetaRecipe theta = ThetaRecipe::exact;
+  RoundsIn cache = RoundsIn::compute;
+  RoundsIn math = RoundsIn::compute;
   SlopeRecipe slopes = SlopeRecipe::exact;
   SinusoidalOrder order = SinusoidalOrder::sin_cos;
   FrequencyRule freq = FrequencyRule::power;
@@ -99,6 +107,9 @@ struct Spec {
   nlohmann::json to_json() const;
 
   int rotary_dims() const { return rot == 0 ? d : rot; }
+  // Whether cos and sin are rounded to the storage dtype before the rotation: cache=storage, or
+  // precision=lowp-cache (exact-angle with cache=storage, spelled as before the key existed).
+  bool cos_sin_in_storage() const { return cache == RoundsIn::storage || precision == PrecisionClass::lowp_cache; }
 
   friend bool operator==(const Spec&, const Spec&) = default;
 };
@@ -112,10 +123,12 @@ std::string_view dtype_name(Dtype dtype);
 std::string_view precision_name(PrecisionClass precision);
 std::string_view theta_recipe_name(ThetaRecipe recipe);
 std::string_view slope_recipe_name(SlopeRecipe recipe);
+std::string_view rounds_in_name(RoundsIn place);
 // Names back to values; throw SpecError naming `what` (an option or key), the text and the choices.
 Family family_named(std::string_view text, std::string_view what);
 Dtype dtype_named(std::string_view text, std::string_view what);
 PrecisionClass precision_named(std::string_view text, std::string_view what);
+RoundsIn rounds_in_named(std::string_view text, std::string_view what);
 // Families whose query point is a pair (i:j) of query and key positions rather than a position.
 bool is_relative(Family family);
 // Families that rotate their input (rope, xpos, mrope, rope2d).

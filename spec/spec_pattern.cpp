@@ -143,6 +143,11 @@ const SpecPattern::Key* SpecPattern::key(std::string_view name) const {
   return found == keys_.end() ? nullptr : &*found;
 }
 
+bool SpecPattern::leaves_free(std::string_view name) const {
+  const Key* named = key(name);
+  return every_key_free_ || (named != nullptr && named->free);
+}
+
 std::vector<Dtype> SpecPattern::dtypes(const std::vector<Dtype>& candidates) const {
   const Key* named = key("dtype");
   try {

@@ -31,6 +31,8 @@ class SpecPattern {
   const std::string& text() const { return text_; }
   // Whether every key is left to the campaign (`family(*)`).
   bool every_key_free() const { return every_key_free_; }
+  // Whether key `name` is left to the campaign: `family(*)`, or `name=*`.
+  bool leaves_free(std::string_view name) const;
 
   // The dtypes and precision classes of `candidates` the pattern's specs may have.
   std::vector<Dtype> dtypes(const std::vector<Dtype>& candidates) const;

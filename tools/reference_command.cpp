@@ -114,6 +114,12 @@ void add_reference_command(CLI::App& app) {
                     "With --hf-config: derive LongRoPE's factor as max_position_embeddings / "
                     "original_max_position_embeddings, as transformers 4.x did, instead of rope_scaling's factor")
       ->needs(config);
+  command->add_option_function<std::string>(
+             "--hf-dtype",
+             [options](const std::string& text) { options->hf_options.dtype = dtype_named(text, "--hf-dtype"); },
+             "With --hf-config: the dtype the model runs in (fp32, bf16, fp16); the spec is then transformers' own "
+             "recipe in it (precision=fp32-angle,theta=hf, and for bf16/fp16 cache=storage,math=storage)")
+      ->needs(config);
   command->add_flag("--explain", options->explain,
                     "With --hf-config: add which config keys were used, which were ignored and which defaults were "
                     "applied (alone, without --positions or --pairs, print only that)")

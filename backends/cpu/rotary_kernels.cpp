@@ -11,9 +11,19 @@
 namespace peconform::cpu {
 namespace {
 
+// One product of a rotation: math=compute keeps it in the compute format for the sum; math=storage
+// rounds it to T first, as `x * cos + rotate_half(x) * sin` on tensors of T does (the sum then
+// rounds to T at the store).
+template <class T, bool kStorageMath> [[gnu::always_inline]] inline Compute<T> product(Compute<T> x, Compute<T> factor) {
+  if constexpr (kStorageMath)
+    return load(store<T>(x * factor));
+  else
+    return x * factor;
+}
+
 // One head's row (interleaved or half): y_a = x_a c - x_b s, y_b = x_a s + x_b c on every pair.
 // Iteration i touches only its own pair, so the loop is a SIMD loop even in place.
-template <class T>
+template <class T, bool kStorageMath>
 [[gnu::always_inline]] inline void rotate_contiguous_row(const RotaryPlan& plan, const Compute<T>* cos, const Compute<T>* sin, const T* x, T* y) {
   const int pairs = plan.pairs;
   if (plan.spec.layout == Layout::half) {
@@ -24,8 +34,8 @@ template <class T>
 #pragma omp simd
     for (int i = 0; i < pairs; ++i) {
       const Compute<T> a = load(xa[i]), b = load(xb[i]);
-      ya[i] = store<T>(a * cos[i] - b * sin[i]);
-      yb[i] = store<T>(a * sin[i] + b * cos[i]);
+      ya[i] = store<T>(product<T, kStorageMath>(a, cos[i]) - product<T, kStorageMath>(b, sin[i]));
+      yb[i] = store<T>(product<T, kStorageMath>(a, sin[i]) + product<T, kStorageMath>(b, cos[i]));
     }
   } else {
     const T* xs = x + plan.start;
@@ -33,8 +43,8 @@ template <class T>
 #pragma omp simd
     for (int i = 0; i < pairs; ++i) {
       const Compute<T> a = load(xs[2 * i]), b = load(xs[2 * i + 1]);
-      ys[2 * i] = store<T>(a * cos[i] - b * sin[i]);
-      ys[2 * i + 1] = store<T>(a * sin[i] + b * cos[i]);
+      ys[2 * i] = store<T>(product<T, kStorageMath>(a, cos[i]) - product<T, kStorageMath>(b, sin[i]));
+      ys[2 * i + 1] = store<T>(product<T, kStorageMath>(a, sin[i]) + product<T, kStorageMath>(b, cos[i]));
     }
   }
   if (x != y) {
@@ -44,15 +54,15 @@ template <class T>
 }
 
 // The same for a row whose elements are not adjacent (a dim stride other than 1).
-template <class T>
+template <class T, bool kStorageMath>
 void rotate_strided_row(const RotaryPlan& plan, const Compute<T>* cos, const Compute<T>* sin, const T* x,
                         std::int64_t x_stride, T* y, std::int64_t y_stride) {
   for (int i = 0; i < plan.pairs; ++i) {
     const auto [ea, eb] = plan.spec.layout == Layout::half ? std::pair{plan.start + i, plan.start + i + plan.pairs}
                                                            : std::pair{plan.start + 2 * i, plan.start + 2 * i + 1};
     const Compute<T> a = load(x[ea * x_stride]), b = load(x[eb * x_stride]);
-    y[ea * y_stride] = store<T>(a * cos[i] - b * sin[i]);
-    y[eb * y_stride] = store<T>(a * sin[i] + b * cos[i]);
+    y[ea * y_stride] = store<T>(product<T, kStorageMath>(a, cos[i]) - product<T, kStorageMath>(b, sin[i]));
+    y[eb * y_stride] = store<T>(product<T, kStorageMath>(a, sin[i]) + product<T, kStorageMath>(b, cos[i]));
   }
   if (x != y) {
     for (int e = 0; e < plan.start; ++e) y[e * y_stride] = x[e * x_stride];
@@ -63,15 +73,15 @@ void rotate_strided_row(const RotaryPlan& plan, const Compute<T>* cos, const Com
 // interleaved_to_half: pair i is read at (2i, 2i+1) and written to (i, i+pairs). In place, a
 // write would land on an element a later pair still has to read, so the whole slice is rotated
 // into `rotated` (2 * pairs values) before anything is stored.
-template <class T>
+template <class T, bool kStorageMath>
 void rotate_regrouped_row(const RotaryPlan& plan, const Compute<T>* cos, const Compute<T>* sin, const T* x,
                           std::int64_t x_stride, T* y, std::int64_t y_stride, Compute<T>* rotated) {
   const int pairs = plan.pairs;
   const T* xs = x + plan.start * x_stride;
   for (int i = 0; i < pairs; ++i) {
     const Compute<T> a = load(xs[2 * i * x_stride]), b = load(xs[(2 * i + 1) * x_stride]);
-    rotated[i] = a * cos[i] - b * sin[i];
-    rotated[i + pairs] = a * sin[i] + b * cos[i];
+    rotated[i] = product<T, kStorageMath>(a, cos[i]) - product<T, kStorageMath>(b, sin[i]);
+    rotated[i + pairs] = product<T, kStorageMath>(a, sin[i]) + product<T, kStorageMath>(b, cos[i]);
   }
   T* ys = y + plan.start * y_stride;
   for (int e = 0; e < 2 * pairs; ++e) ys[e * y_stride] = store<T>(rotated[e]);
@@ -82,7 +92,7 @@ void rotate_regrouped_row(const RotaryPlan& plan, const Compute<T>* cos, const C
 }
 
 // Every head of one operand at one token.
-template <class T>
+template <class T, bool kStorageMath>
 PECONFORM_KERNEL_CLONES void rotate_token(const RotaryPlan& plan, const Compute<T>* cos, const Compute<T>* sin,
                                           const RotaryOperand<T>& operand, std::int64_t b, std::int64_t s,
                                           Compute<T>* rotated) {
@@ -91,11 +101,11 @@ PECONFORM_KERNEL_CLONES void rotate_token(const RotaryPlan& plan, const Compute<
     const T* x = operand.in.row(b, s, h);
     T* y = operand.out.row(b, s, h);
     if (plan.spec.layout == Layout::interleaved_to_half)
-      rotate_regrouped_row<T>(plan, cos, sin, x, operand.in.stride[3], y, operand.out.stride[3], rotated);
+      rotate_regrouped_row<T, kStorageMath>(plan, cos, sin, x, operand.in.stride[3], y, operand.out.stride[3], rotated);
     else if (contiguous)
-      rotate_contiguous_row<T>(plan, cos, sin, x, y);
+      rotate_contiguous_row<T, kStorageMath>(plan, cos, sin, x, y);
     else
-      rotate_strided_row<T>(plan, cos, sin, x, operand.in.stride[3], y, operand.out.stride[3]);
+      rotate_strided_row<T, kStorageMath>(plan, cos, sin, x, operand.in.stride[3], y, operand.out.stride[3]);
   }
 }
 
@@ -161,6 +171,7 @@ void apply_rotary(const RotaryPlan& plan, std::span<const RotaryOperand<T>> oper
   std::int64_t rows = 0;
   for (const RotaryOperand<T>& operand : operands) rows += operand.in.shape[2];
   const bool worth_threads = batch * seq * rows * plan.d >= kElementsWorthThreads;
+  const auto rotate = plan.spec.math == RoundsIn::storage ? &rotate_token<T, true> : &rotate_token<T, false>;
 #pragma omp parallel if (worth_threads)
   {
     std::vector<Compute<T>> cos_buffer(pairs), sin_buffer(pairs), rotated_buffer(2 * pairs);
@@ -184,7 +195,7 @@ void apply_rotary(const RotaryPlan& plan, std::span<const RotaryOperand<T>> oper
           sin_buffer[i] = cache->sin[static_cast<std::size_t>(row) * pairs + i];
         }
       }
-      for (const RotaryOperand<T>& operand : operands) rotate_token<T>(plan, cos, sin, operand, b, s, rotated_buffer.data());
+      for (const RotaryOperand<T>& operand : operands) rotate(plan, cos, sin, operand, b, s, rotated_buffer.data());
     }
   }
 }

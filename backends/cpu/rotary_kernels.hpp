@@ -20,7 +20,7 @@ template <class T> struct RotaryOperand {
 };
 
 // cos/sin of every pair at positions first .. first + rows - 1, row-major [row][pair], in T's
-// compute type (T's own format under lowp-cache). For mRoPE and 2-D RoPE a row holds the
+// compute type (T's own format under cache=storage). For mRoPE and 2-D RoPE a row holds the
 // values at that position on every axis; each pair reads the row of its own axis's id.
 template <class T> struct CosSinCache {
   std::int64_t first_position = 0;

@@ -59,8 +59,8 @@ struct LoopForm {
 };
 
 // cos and sin of every pair, times the amplitude and the sign, rounded to the compute type
-// (and under lowp-cache to T's format). `position` holds one id per axis, as double and as
-// float32.
+// (and under cache=storage or lowp-cache to T's format). `position` holds one id per axis, as
+// double and as float32.
 template <class T, LoopForm kForm>
 PECONFORM_KERNEL_CLONES void fill_cos_sin(const RotaryPlan& plan, const double* position, const double* position_f32,
                                           const double* frequency_f32, Compute<T>* cos_out, Compute<T>* sin_out) {
@@ -68,7 +68,7 @@ PECONFORM_KERNEL_CLONES void fill_cos_sin(const RotaryPlan& plan, const double* 
   const SplitFrequency* frequency = plan.frequency.data();
   const double* log_zeta = plan.xpos_log_zeta.data();
   const double attention = plan.attention, sign = plan.spec.sign;
-  const bool lowp = plan.spec.precision == PrecisionClass::lowp_cache;
+  const bool held_in_storage = plan.spec.cos_sin_in_storage();
   const int pairs = plan.pairs;
 #pragma omp simd
   for (int pair = 0; pair < pairs; ++pair) {
@@ -79,8 +79,8 @@ PECONFORM_KERNEL_CLONES void fill_cos_sin(const RotaryPlan& plan, const double* 
     const double amplitude = kForm.xpos ? attention * std::exp(position[0] * log_zeta[pair]) : attention;
     const Compute<T> c = static_cast<Compute<T>>(amplitude * value.cos);
     const Compute<T> s = static_cast<Compute<T>>(sign * amplitude * value.sin);
-    cos_out[pair] = lowp ? load(store<T>(c)) : c;
-    sin_out[pair] = lowp ? load(store<T>(s)) : s;
+    cos_out[pair] = held_in_storage ? load(store<T>(c)) : c;
+    sin_out[pair] = held_in_storage ? load(store<T>(s)) : s;
   }
 }
 

@@ -39,7 +39,8 @@ struct RotaryPlan {
 RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length);
 
 // cos and sin of every pair of one token, with the amplitude and the rotation sign folded in,
-// in the compute type of T; under lowp-cache they are rounded to T's own format first.
+// in the compute type of T; under cache=storage (or lowp-cache) they are rounded to T's own
+// format first.
 // `positions` holds one id per axis.
 template <class T>
 void token_cos_sin(const RotaryPlan& plan, const std::int64_t* positions, Compute<T>* cos_out, Compute<T>* sin_out);

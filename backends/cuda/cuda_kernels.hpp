@@ -23,7 +23,8 @@ struct DeviceRotaryPlan {
   int d = 0, start = 0, dims = 0, pairs = 0;
   int layout = 0;  // PEC_GPU_LAYOUT_*
   AngleForm angle = AngleForm::exact;
-  bool lowp_cache = false;
+  bool cache_in_storage = false;  // cache=storage, lowp-cache: cos and sin rounded to the storage type
+  bool storage_math = false;      // math=storage: each product rounded to the storage type
   double attention = 1, sign = 1;
   float ggml_scale = 1, ggml_freq_scale = 1;
   bool ggml_scaled = false;

@@ -42,6 +42,12 @@ struct Bf16 {
 PEC_FN pec_rotated_f32 rotate(float a, float b, float c, float s) { return pec_rotate_f32(a, b, c, s); }
 PEC_FN pec_rotated_f64 rotate(double a, double b, double c, double s) { return pec_rotate_f64(a, b, c, s); }
 
+// math=storage: one product of the rotation rounded to the storage type, as `x * cos` on tensors
+// of that type rounds it (the sum then rounds at the store).
+template <class S> PEC_FN typename S::Compute storage_product(typename S::Compute x, typename S::Compute factor) {
+  return S::load(S::store(x * factor));
+}
+
 PEC_FN pec_i64 id_at(const DeviceIds& ids, int axis, pec_i64 token) {
   const pec_i64 index = axis * ids.batch * ids.seq + token;
   const pec_i64 id = ids.is_int64 ? static_cast<const pec_i64*>(ids.data)[index] : static_cast<const pec_i32*>(ids.data)[index];
@@ -80,7 +86,7 @@ PEC_FN void rotary_thread(pec_i64 thread, const DeviceRotaryPlan& plan, const Ro
     const pec_sin_cos_pair value = pec_rotary_cos_sin(angle, plan.attention, xpos_position, log_zeta, plan.sign);
     c = static_cast<Compute>(value.cos);
     sn = static_cast<Compute>(value.sin);
-    if (plan.lowp_cache) {
+    if (plan.cache_in_storage) {
       c = S::load(S::store(c));
       sn = S::load(S::store(sn));
     }
@@ -97,9 +103,15 @@ PEC_FN void rotary_thread(pec_i64 thread, const DeviceRotaryPlan& plan, const Ro
       const Bits* x = in + b * is[0] + s * is[1] + h * is[2];
       Bits* y = out + b * os[0] + s * os[1] + h * os[2];
       if (pair < plan.pairs) {
-        const auto rotated = rotate(S::load(x[elements.read_a * is[3]]), S::load(x[elements.read_b * is[3]]), c, sn);
-        y[elements.write_a * os[3]] = S::store(rotated.a);
-        y[elements.write_b * os[3]] = S::store(rotated.b);
+        const Compute xa = S::load(x[elements.read_a * is[3]]), xb = S::load(x[elements.read_b * is[3]]);
+        if (plan.storage_math) {
+          y[elements.write_a * os[3]] = S::store(storage_product<S>(xa, c) - storage_product<S>(xb, sn));
+          y[elements.write_b * os[3]] = S::store(storage_product<S>(xa, sn) + storage_product<S>(xb, c));
+        } else {
+          const auto rotated = rotate(xa, xb, c, sn);
+          y[elements.write_a * os[3]] = S::store(rotated.a);
+          y[elements.write_b * os[3]] = S::store(rotated.b);
+        }
       }
       if (operand.in != operand.out)
         for (pec_i64 j = pair; j < passthrough; j += items) {

@@ -40,7 +40,8 @@ UploadedRotaryPlan upload_rotary_plan(const KernelPlace& place, const cpu::Rotar
                                                      : PEC_GPU_LAYOUT_INTERLEAVED_TO_HALF;
   const bool float_angle = spec.precision == PrecisionClass::fp32_angle;
   device.angle = !float_angle ? AngleForm::exact : plan.float32.running ? AngleForm::ggml_running : AngleForm::float32;
-  device.lowp_cache = spec.precision == PrecisionClass::lowp_cache;
+  device.cache_in_storage = spec.cos_sin_in_storage();
+  device.storage_math = spec.math == RoundsIn::storage;
   device.attention = plan.attention;
   device.sign = spec.sign;
   device.ggml_scale = plan.float32.scale;

@@ -4,8 +4,8 @@
  * rounds the same way: bfloat16 (the top half of a binary32) and binary16, each rounded to
  * nearest even from float32, the type fp16 and bf16 compute in (backends/cpu/storage.hpp). A
  * NaN stays a NaN with its quiet bit set and the top of its payload. OpenCL has binary16
- * conversions of its own (vload_half, vstore_half_rte), which its kernels use; CUDA and the
- * host tests use these. */
+ * conversions of its own; its kernels load with vload_half and store with these, as CUDA and
+ * the host tests do both. */
 #include "backends/gpu/portable.h"
 
 PEC_FN float pec_float_of_bf16(pec_u16 bits) { return pec_float_of_bits((pec_u32)bits << 16); }

@@ -17,7 +17,8 @@
 #define PEC_ROTARY_FLOAT_ANGLE 1 /* fp32-angle */
 #define PEC_ROTARY_RUNNING 2     /* fp32-angle with ggml's running product */
 #define PEC_ROTARY_SCALED 4      /* ggml under linear scaling: times freq_scale */
-#define PEC_ROTARY_LOWP 8        /* lowp-cache: cos and sin rounded to the storage format */
+#define PEC_ROTARY_CACHE_STORAGE 8 /* cache=storage, lowp-cache: cos and sin rounded to the storage format */
+#define PEC_ROTARY_MATH_STORAGE 16 /* math=storage: each product rounded to the storage format */
 #define PEC_ROTARY_BATCH 0
 #define PEC_ROTARY_SEQ 1
 #define PEC_ROTARY_PAIRS 2

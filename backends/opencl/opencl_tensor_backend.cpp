@@ -96,6 +96,7 @@ class OpenClTensorBackend final : public TensorBackend {
     capabilities.families = all_families();
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
     capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    capabilities.storage_rounding = true;
     // A call's buffers (an input and an output of 8-byte elements, with padding) within an
     // eighth of the device's largest allocation.
     const auto device_limit = static_cast<std::int64_t>(context_.device().largest_allocation / 64);
@@ -211,7 +212,8 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_ROTARY_FLAGS] = (float_angle ? PEC_ROTARY_FLOAT_ANGLE : 0) |
                              (float_angle && plan.float32.running ? PEC_ROTARY_RUNNING : 0) |
                              (plan.float32.scaled ? PEC_ROTARY_SCALED : 0) |
-                             (spec.precision == PrecisionClass::lowp_cache ? PEC_ROTARY_LOWP : 0);
+                             (spec.cos_sin_in_storage() ? PEC_ROTARY_CACHE_STORAGE : 0) |
+                             (spec.math == RoundsIn::storage ? PEC_ROTARY_MATH_STORAGE : 0);
     for (std::size_t k = 0; k < call.outputs.size(); ++k) {
       const std::size_t at = PEC_ROTARY_OPERAND0 + k * PEC_OPERAND_FIELDS;
       const Buffer& out = call.outputs[k];

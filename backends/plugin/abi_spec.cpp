@@ -15,6 +15,7 @@ static_assert(static_cast<int>(Layout::half) == PEC_LAYOUT_HALF &&
 static_assert(static_cast<int>(PrecisionClass::lowp_cache) == PEC_LOWP_CACHE);
 static_assert(static_cast<int>(ThetaRecipe::ggml) == PEC_THETA_GGML && static_cast<int>(ThetaRecipe::exp_log) == PEC_THETA_EXP_LOG);
 static_assert(static_cast<int>(SlopeRecipe::bloom) == PEC_SLOPES_BLOOM);
+static_assert(static_cast<int>(RoundsIn::compute) == PEC_IN_COMPUTE && static_cast<int>(RoundsIn::storage) == PEC_IN_STORAGE);
 static_assert(static_cast<int>(PlanKind::yarn) == PEC_PLAN_YARN && static_cast<int>(PlanKind::custom) == PEC_PLAN_CUSTOM &&
               static_cast<int>(PlanKind::proportional) == PEC_PLAN_PROPORTIONAL);
 
@@ -64,6 +65,8 @@ AbiSpec::AbiSpec(const Spec& spec)
   flat_.precision = static_cast<std::int32_t>(spec.precision);
   flat_.theta = static_cast<std::int32_t>(spec.theta);
   flat_.slopes = static_cast<std::int32_t>(spec.slopes);
+  flat_.cache = spec.cos_sin_in_storage() ? PEC_IN_STORAGE : PEC_IN_COMPUTE;
+  flat_.math = static_cast<std::int32_t>(spec.math);
   flat_.scaling = flat_plan(spec.scaling);
   const auto point_at = [](const std::vector<double>& values) { return values.empty() ? nullptr : values.data(); };
   flat_.scaling.short_factors = point_at(short_factors_);

@@ -97,6 +97,17 @@ typedef enum pec_theta_recipe {
   PEC_THETA_EXP_LOG = 4 /* sinusoid tables: expf(k * (-logf(base) / m)) */
 } pec_theta_recipe;
 
+/* Where a rotary kernel rounds (README, `cache` and `math`): pec_spec.cache says where cos and
+ * sin (times the amplitude) are held before the rotation, pec_spec.math where the two products
+ * and the sum round. */
+typedef enum pec_rounds_in {
+  PEC_IN_COMPUTE = 0, /* the compute format (float32; float64 for fp64): cos/sin kept as computed,
+                         or the rotation formed there and stored once */
+  PEC_IN_STORAGE = 1  /* the storage dtype: cos/sin rounded to it (transformers' cos.to(x.dtype)),
+                         or each product and the sum rounded to it (x * cos + rotate_half(x) * sin
+                         on bf16 tensors) */
+} pec_rounds_in;
+
 typedef enum pec_slope_recipe {
   PEC_SLOPES_EXACT = 0, /* ALiBi slopes correctly rounded */
   PEC_SLOPES_BLOOM = 1  /* Bloom's float32 pow of a float32 base */
@@ -169,6 +180,12 @@ typedef struct pec_spec {
   int32_t buckets, max_distance, bidirectional; /* t5 */
   int32_t k;             /* shaw: clipping distance */
   int64_t clamp_len;     /* xl: 0 for none */
+  /* Added within ABI version 1, after every field above, so that a library built against an
+   * older kernel_abi.h reads the fields it knows and never these. Such a library cannot name
+   * the `cache` or `math` keys in its spec patterns, so it is only drawn with both at their
+   * default, PEC_IN_COMPUTE (as PEC_LOWP_CACHE, below, it sees through `precision`). */
+  int32_t cache;         /* rotary: pec_rounds_in; PEC_IN_STORAGE under PEC_LOWP_CACHE too */
+  int32_t math;          /* rotary: pec_rounds_in */
 } pec_spec;
 
 /* One kernel call. Tensor shapes by family (every stride in elements, any order and padding

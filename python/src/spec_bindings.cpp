@@ -24,7 +24,8 @@ std::string file_text(const std::string& path) {
 }
 
 // A config given as a dict is read as transformers reads config.json: through its JSON text.
-Spec spec_from_hf_config(const py::object& config, const std::string& layer_type, bool longrope_factor_from_lengths) {
+Spec spec_from_hf_config(const py::object& config, const std::string& layer_type, bool longrope_factor_from_lengths,
+                         const std::optional<std::string>& dtype) {
   std::string text;
   if (py::isinstance<py::dict>(config)) {
     text = py::module_::import("json").attr("dumps")(config).cast<std::string>();
@@ -37,6 +38,7 @@ Spec spec_from_hf_config(const py::object& config, const std::string& layer_type
   HfConfigOptions options;
   options.layer_type = layer_type;
   options.longrope_factor_from_lengths = longrope_factor_from_lengths;
+  if (dtype) options.dtype = dtype_named(*dtype, "dtype");
   return explain_hf_config(text, options).spec;
 }
 
@@ -48,8 +50,10 @@ void bind_spec(py::module_& module) {
   py::class_<Spec>(module, "Spec", "One positional-encoding variant, named completely by its canonical text")
       .def(py::init([](const std::string& text) { return Spec::parse(text); }), py::arg("text"))
       .def_static("from_hf_config", &spec_from_hf_config, py::arg("config"), py::arg("layer_type") = "",
-                  py::arg("longrope_factor_from_lengths") = false,
-                  "The spec of a Hugging Face config (a config.json path or its dict), read as transformers reads it")
+                  py::arg("longrope_factor_from_lengths") = false, py::arg("dtype") = py::none(),
+                  "The spec of a Hugging Face config (a config.json path or its dict), read as transformers reads it; "
+                  "with dtype (fp32, bf16, fp16), transformers' own recipe in that dtype (float32 theta and angle, "
+                  "and for bf16/fp16 cos, sin and the rotation rounded to it)")
       .def_property_readonly("canonical", &Spec::canonical)
       .def_property_readonly("family", [](const Spec& s) { return std::string(family_name(s.family)); })
       .def_property_readonly("d", [](const Spec& s) { return s.d; })
@@ -60,6 +64,10 @@ void bind_spec(py::module_& module) {
       .def_property_readonly("layout", [](const Spec& s) { return s.to_json().value("layout", std::string()); },
                              "The rotary layout (interleaved, half, interleaved_to_half); empty for other families")
       .def_property_readonly("theta", [](const Spec& s) { return std::string(theta_recipe_name(s.theta)); })
+      .def_property_readonly("cache", [](const Spec& s) { return std::string(rounds_in_name(s.cache)); },
+                             "Where cos and sin are held: compute or storage (lowp-cache holds them in storage too)")
+      .def_property_readonly("math", [](const Spec& s) { return std::string(rounds_in_name(s.math)); },
+                             "Where the rotation's products and sum round: compute or storage")
       .def_property_readonly("keys", [](const Spec& s) { return py::module_::import("json").attr("loads")(s.to_json().dump()); },
                              "Every key of the spec as a dict (its JSON form), exact decimals as strings")
       .def("__str__", &Spec::canonical)

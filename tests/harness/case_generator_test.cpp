@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fmt/format.h>
 
 #include "backends/backend_registry.hpp"
 #include "harness/case_generator.hpp"
@@ -78,6 +79,34 @@ TEST(CaseGenerator, EveryCaseStringOfTheCiProfileReplays) {
     ASSERT_NO_THROW(replayed = CaseDescription::parse(c.text())) << "case " << k << ": " << c.text();
     EXPECT_EQ(replayed.text(), c.text());
   }
+}
+
+TEST(CaseGenerator, SixteenBitRotaryCellsHaveATwinThatRoundsAsTheModelDoes) {
+  // Issue 34: a bf16 model's rotation (cache=storage,math=storage) is a cell of its own, for
+  // every rotary family in fp16 and bf16 under exact-angle and fp32-angle.
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, {});
+  std::size_t twins = 0;
+  for (std::size_t k = 0; k < cells.size(); ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, {}, profile_named("ci"), capabilities);
+    const bool storage = c.spec.cache == RoundsIn::storage && c.spec.math == RoundsIn::storage;
+    EXPECT_EQ(storage, cells[k].storage_rounding) << c.text();
+    EXPECT_TRUE(storage || (c.spec.cache == RoundsIn::compute && c.spec.math == RoundsIn::compute)) << c.text();
+    if (!cells[k].storage_rounding) continue;
+    ++twins;
+    EXPECT_TRUE(is_rotary(c.spec.family) && (c.spec.dtype == Dtype::fp16 || c.spec.dtype == Dtype::bf16) &&
+                c.spec.precision != PrecisionClass::lowp_cache)
+        << c.text();
+    EXPECT_EQ(cell_of("cpu", c.spec).precision, fmt::format("{},cache=storage,math=storage", precision_name(c.spec.precision)));
+  }
+  EXPECT_EQ(twins, 4u * 2u * 2u);
+  // A kernel with patterns gets the twins only where its pattern leaves both keys to the campaign.
+  BackendCapabilities fixed = capabilities, free = capabilities;
+  fixed.patterns = {SpecPattern::parse("rope(d=64,dtype=bf16,precision=fp32-angle,theta=hf)")};
+  free.patterns = {SpecPattern::parse("rope(d=64,dtype=bf16,precision=fp32-angle,theta=hf,cache=*,math=*)")};
+  fixed.storage_rounding = free.storage_rounding = false;
+  EXPECT_EQ(campaign_cells(fixed, {}).size(), 1u);
+  EXPECT_EQ(campaign_cells(free, {}).size(), 2u);
 }
 
 TEST(CaseGenerator, ADtypeFilterIsKeptByTheHugeCall) {

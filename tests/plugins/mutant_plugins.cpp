@@ -412,6 +412,50 @@ pec_status inv_freq_in_bf16(const pec_call* call, char* error, size_t size) {
   });
 }
 
+// The spec of a 16-bit model's rotation with its inv_freq held in the model's dtype: Hugging
+// Face's float32 inv_freq = 1 / powf(base, 2i/rot), then rounded to bf16 or fp16 as a buffer of a
+// model cast by model.to(dtype) holds it, as a custom plan of those frequencies (each printed exactly)
+// under the exact recipe (float32 holds them: the kernel's theta is that bf16 value); the angle,
+// cache and math stay the model's.
+Spec with_inv_freq_in_its_dtype(Spec spec) {
+  const bool bf16 = spec.dtype == peconform::Dtype::bf16;
+  const auto base = static_cast<float>(spec.base.to_double());
+  const int rot = spec.rotary_dims();
+  spec.scaling = {};
+  spec.scaling.kind = peconform::PlanKind::custom;
+  spec.theta = peconform::ThetaRecipe::exact;
+  for (int i = 0; i < rot / 2; ++i) {
+    const float inv_freq = 1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(rot));
+    char text[80];
+    std::snprintf(text, sizeof text, "%.60g", bf16 ? round_to_bf16(inv_freq) : round_to_fp16(inv_freq));
+    spec.scaling.freqs.push_back(peconform::Decimal::parse(text));
+  }
+  return spec;
+}
+
+// A bf16 or fp16 model whose inv_freq buffer was cast with the model (EleutherAI/gpt-neox #1003,
+// huggingface/transformers #25681 and #29496, NVIDIA/Megatron-LM #744, Modalities #462: 0.6 rad
+// of phase at 512 tokens), served as transformers' recipe for that model
+// (precision=fp32-angle,theta=hf,cache=storage,math=storage).
+pec_status model_inv_freq_in_its_dtype(const pec_call* call, char* error, size_t size) {
+  return guarded(error, size, [&] { return run_with_spec(call, with_inv_freq_in_its_dtype(spec_of(call)), error, size); });
+}
+
+// The angles formed under bf16 autocast (huggingface/transformers #29285, fixed by computing
+// inv_freq @ position_ids with autocast off), in a bf16 model: both operands of the product cast
+// to bf16, the position too. The product itself is exact in float32 here (two 8-bit significands), where
+// autocast rounds it to bf16 once more: the bug less one rounding, so what is caught is no more
+// than the real bug's error.
+pec_status model_angles_under_autocast(const pec_call* call, char* error, size_t size) {
+  return guarded(error, size, [&] {
+    const std::string text = with_inv_freq_in_its_dtype(spec_of(call)).canonical();
+    pec_call changed = *call;
+    changed.spec_text = text.c_str();
+    return run_with_positions(&changed, error, size,
+                              [](std::int64_t p) { return static_cast<std::int64_t>(round_to_bf16(static_cast<double>(p))); });
+  });
+}
+
 // YaRN's attention factor dropped (vllm #48623: attention_factor and mscale ignored): the
 // frequencies are YaRN's, cos and sin are not scaled by 0.1 ln(factor) + 1.
 pec_status yarn_attention_factor_dropped(const pec_call* call, char* error, size_t size) {
@@ -674,6 +718,8 @@ pec_status alibi_slopes_published(const pec_call* call, char* error, size_t size
 // The rope keys the narrowed patterns below leave to the campaign; each names the rest it
 // leaves free (`*`) or fixes, so that the campaign draws the cases where its bug shows.
 #define ROPE_FREE "d=*,base=*,rot=*,sign=*,amp=*"
+// transformers' rotation in a 16-bit model (README, `cache` and `math`).
+#define MODEL_RECIPE "precision=fp32-angle,theta=hf,cache=storage,math=storage"
 
 constexpr std::uint32_t kEvery = PEC_TAKES_EVERY_CALL;
 constexpr std::uint32_t kOutOfPlace = PEC_TAKES_EVERY_CALL & ~static_cast<std::uint32_t>(PEC_TAKES_IN_PLACE);
@@ -710,6 +756,12 @@ const pec_kernel kKernels[] = {
            bf16_cache_claimed_fp32_angle, run_abi_call),
     MUTANT("inv-freq-in-bf16", "rope(layout=*,rot_at=*,dtype=*,precision=exact-angle|fp32-angle," ROPE_FREE ")", kEvery,
            inv_freq_in_bf16, run_abi_call),
+    // A 16-bit model's rotation as transformers computes it (issue 34), its twin our kernel under
+    // the same recipe.
+    MUTANT("model-inv-freq-in-its-dtype", "rope(layout=*,rot_at=*,dtype=bf16|fp16," MODEL_RECIPE "," ROPE_FREE ")", kEvery,
+           model_inv_freq_in_its_dtype, run_abi_call),
+    MUTANT("model-angles-under-autocast", "rope(layout=*,rot_at=*,dtype=bf16," MODEL_RECIPE "," ROPE_FREE ")", kEvery,
+           model_angles_under_autocast, run_abi_call),
     // Frequency plans.
     MUTANT("yarn-attention-factor-dropped",
            "rope(layout=*,rot_at=*,dtype=*,precision=*," ROPE_FREE ","
@@ -744,6 +796,7 @@ const pec_kernel kKernels[] = {
 
 #undef MUTANT
 #undef ROPE_FREE
+#undef MODEL_RECIPE
 
 const pec_plugin kPlugin = {PECONFORM_ABI_VERSION, "mutants", static_cast<std::int32_t>(std::size(kKernels)), kKernels};
 

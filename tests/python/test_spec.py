@@ -10,7 +10,7 @@ def test_canonical_text_orders_keys_and_drops_defaults():
     spec = peconform.Spec("rope(layout=interleaved, d=64, base=10000)")
     assert spec.canonical == "rope(d=64,base=10000,layout=interleaved)"
     assert (spec.family, spec.d, spec.rotary_dims, spec.base, spec.layout) == ("rope", 64, 64, 10000.0, "interleaved")
-    assert (spec.dtype, spec.precision, spec.theta) == ("fp32", "exact-angle", "exact")
+    assert (spec.dtype, spec.precision, spec.theta, spec.cache, spec.math) == ("fp32", "exact-angle", "exact", "compute", "compute")
     assert peconform.Spec(spec.canonical) == spec
 
 
@@ -44,6 +44,24 @@ def test_hf_config_refusals_are_errors_naming_the_problem(tmp_path):
         peconform.Spec.from_hf_config(str(tmp_path / "missing.json"))
     with pytest.raises(TypeError, match="path or a dict"):
         peconform.Spec.from_hf_config(42)
+
+
+MISTRAL = {"model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000.0}
+
+
+def test_hf_config_with_a_dtype_is_transformers_own_recipe_in_it():
+    bf16 = peconform.Spec.from_hf_config(MISTRAL, dtype="bf16")
+    assert bf16.canonical == ("rope(d=128,base=10000,layout=half,dtype=bf16,precision=fp32-angle,theta=hf,"
+                              "cache=storage,math=storage)")
+    assert (bf16.cache, bf16.math) == ("storage", "storage")
+    fp32 = peconform.Spec.from_hf_config(MISTRAL, dtype="fp32")
+    assert fp32.canonical == "rope(d=128,base=10000,layout=half,precision=fp32-angle,theta=hf)"
+    assert peconform.Spec.from_hf_config(MISTRAL).canonical == "rope(d=128,base=10000,layout=half)"
+    with pytest.raises(peconform.SpecError, match="float16"):
+        peconform.Spec.from_hf_config(MISTRAL, dtype="float16")
+    # llama3's float32 recipe is not a spec yet: refused with that reason, not given another.
+    with pytest.raises(peconform.SpecError, match="scaling llama3 needs theta=exact"):
+        peconform.Spec.from_hf_config(LLAMA3, dtype="bf16")
 
 
 def test_list_families_is_the_cli_order():

@@ -34,6 +34,31 @@ TEST(HfConfig, Llama31) {
   EXPECT_EQ(spec.canonical(), "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192))");
 }
 
+TEST(HfConfig, ADtypeGivesTransformersOwnRecipeInIt) {
+  const char* config = R"({"hidden_size": 2048, "num_attention_heads": 16, "rope_theta": 10000,
+                           "rope_scaling": {"type": "linear", "factor": 2.0}})";
+  HfConfigOptions bf16;
+  bf16.dtype = Dtype::bf16;
+  EXPECT_EQ(spec_of(config, bf16), "rope(d=128,base=10000,layout=half,scaling=linear(factor=2),dtype=bf16,precision=fp32-angle,"
+                                   "theta=hf,cache=storage,math=storage)");
+  HfConfigOptions fp16 = bf16;
+  fp16.dtype = Dtype::fp16;
+  EXPECT_NE(spec_of(config, fp16).find("dtype=fp16,precision=fp32-angle,theta=hf,cache=storage,math=storage"), std::string::npos);
+  HfConfigOptions fp32 = bf16;
+  fp32.dtype = Dtype::fp32;
+  EXPECT_EQ(spec_of(config, fp32), "rope(d=128,base=10000,layout=half,scaling=linear(factor=2),precision=fp32-angle,theta=hf)");
+  // A plan whose transformers recipe is no spec yet is refused, naming it, never given another recipe.
+  const char* llama3 = R"({"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,
+                           "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                            "original_max_position_embeddings": 8192, "rope_type": "llama3"}})";
+  EXPECT_NE(refusal_of(llama3, bf16).find("scaling llama3 needs theta=exact"), std::string::npos) << refusal_of(llama3, bf16);
+  // Without a dtype, the mathematics the config describes.
+  EXPECT_EQ(spec_of(config), "rope(d=128,base=10000,layout=half,scaling=linear(factor=2))");
+  // ALiBi takes the dtype alone; T5's integer buckets take none.
+  EXPECT_EQ(spec_of(R"({"model_type": "bloom", "hidden_size": 4096, "n_head": 32})", bf16), "alibi(heads=32,mode=causal,dtype=bf16)");
+  EXPECT_NE(refusal_of(R"({"model_type": "t5", "relative_attention_num_buckets": 32})", bf16).find("integers"), std::string::npos);
+}
+
 TEST(HfConfig, DefaultsWithExplicitHeadDimAndPartialRotary) {
   const Spec spec = Spec::from_hf_config(R"({"head_dim": 80, "hidden_size": 2560, "num_attention_heads": 32,
                                              "partial_rotary_factor": 0.4, "rope_theta": 10000})");

@@ -17,6 +17,10 @@ const char* const kCanonical[] = {
     "rope(d=16,base=10000,layout=half,scaling=linear(factor=4))",
     "rope(d=64,base=10000,layout=half,scaling=linear(factor=2),precision=fp32-angle,theta=hf)",
     "rope2d(d=8,base=100,layout=interleaved,precision=fp32-angle,theta=ggml)",
+    "rope(d=128,base=10000,layout=half,dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage)",
+    "mrope(d=16,base=10000,layout=half,sections=[2,3,3],dtype=fp16,cache=storage)",
+    "xpos(d=8,base=10000,layout=interleaved,dtype=bf16,precision=lowp-cache,math=storage)",
+    "rope2d(d=8,base=100,layout=interleaved,dtype=bf16,math=storage)",
     "sinusoidal(d=16,base=83200,layout=half,freq=geometric,dtype=fp64,precision=fp32-angle,theta=exp-log)",
     "xl(d=64,base=10000,precision=fp32-angle,theta=exp-log)",
     "alibi(heads=44,mode=causal,precision=fp32-angle,slopes=bloom)",
@@ -73,6 +77,34 @@ TEST(SpecText, DefaultsAreOmittedAndPrimaryKeysAlwaysShown) {
   EXPECT_EQ(Spec::parse("sinusoidal(d=8)").canonical(), "sinusoidal(d=8,base=10000,layout=interleaved)");
   EXPECT_EQ(Spec::parse("rope(d=8,rot=8,sign=1,scaling=none,amp=1,dtype=fp32)").canonical(), "rope(d=8,base=10000,layout=half)");
   EXPECT_EQ(Spec::parse("t5()").canonical(), "t5(buckets=32,max_distance=128)");
+}
+
+TEST(SpecText, CacheAndMathDefaultToComputeAndNameWhereARotationRounds) {
+  const Spec model = Spec::parse("rope(d=128,dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage)");
+  EXPECT_EQ(model.cache, RoundsIn::storage);
+  EXPECT_EQ(model.math, RoundsIn::storage);
+  EXPECT_EQ(Spec::parse("rope(d=8,cache=compute,math=compute)").canonical(), "rope(d=8,base=10000,layout=half)");
+  // lowp-cache is exact-angle with cache=storage, and keeps its spelling.
+  const Spec lowp = Spec::parse("rope(d=8,dtype=bf16,precision=lowp-cache)");
+  EXPECT_EQ(lowp.cache, RoundsIn::compute);
+  EXPECT_TRUE(lowp.cos_sin_in_storage());
+  EXPECT_TRUE(Spec::parse("rope(d=8,dtype=bf16,cache=storage)").cos_sin_in_storage());
+  EXPECT_FALSE(Spec::parse("rope(d=8,dtype=bf16,math=storage)").cos_sin_in_storage());
+}
+
+TEST(SpecText, CacheAndMathAreRefusedWhereTheyMeanNothingOrContradict) {
+  const auto refusal = [](const char* text) {
+    try {
+      return "accepted as " + Spec::parse(text).canonical();
+    } catch (const std::exception& error) {
+      return std::string(error.what());
+    }
+  };
+  EXPECT_NE(refusal("rope(d=8,dtype=bf16,precision=lowp-cache,cache=storage)").find("drop cache=storage"), std::string::npos);
+  EXPECT_NE(refusal("rope(d=8,dtype=bf16,precision=lowp-cache,cache=compute)").find("drop cache=compute"), std::string::npos);
+  EXPECT_NE(refusal("sinusoidal(d=8,cache=storage)").find("unknown key 'cache'"), std::string::npos);
+  EXPECT_NE(refusal("alibi(heads=8,math=storage)").find("unknown key 'math'"), std::string::npos);
+  EXPECT_NE(refusal("rope(d=8,math=bf16)").find("expects one of compute|storage, found 'bf16'"), std::string::npos);
 }
 
 TEST(SpecText, ListExamplesParseAndCoverEveryFamily) {

@@ -42,6 +42,8 @@ const Mutant kMutants[] = {
     // the sign of a value just past the bound.
     {"bf16-cache-claimed-fp32-angle", {"norm", "numeric", "sign"}},
     {"inv-freq-in-bf16", kWrongAngle},
+    {"model-inv-freq-in-its-dtype", kWrongAngle},
+    {"model-angles-under-autocast", kWrongAngle},
     {"yarn-attention-factor-dropped", kWrongMagnitude},
     {"llama3-smoothing-dropped", kWrongAngle},
     {"dynamic-ntk-on-token-count", kWrongAngle},
@@ -59,9 +61,10 @@ const Mutant kMutants[] = {
     {"hang-on-one-shape", {"hang"}, true},
 };
 
-// The twin runs at least a whole cycle of a rope pattern's 12 cells (4 dtypes x 3 classes) and
+// The twin runs at least a whole cycle of a rope pattern's 16 cells (4 dtypes x 3 classes, and
+// fp16 and bf16 under exact-angle and fp32-angle again with cache=storage,math=storage) and
 // the long calls of its first cycle.
-const MutantCorpus kCorpus{MUTANT_PLUGINS, "mutants", "--isolate --case-timeout 2", 12};
+const MutantCorpus kCorpus{MUTANT_PLUGINS, "mutants", "--isolate --case-timeout 2", 16};
 
 ToolRun run(const std::string& arguments) { return run_mutant_corpus(kCorpus, arguments); }
 

@@ -65,18 +65,19 @@ class PrecisionColumn:
 
 COLUMNS = [
     PrecisionColumn("fp32-angle", "precision=fp32-angle,theta=hf", "torch",
-                    "the class transformers' float32 code should meet: theta and the angle in float32, theta as "
+                    "transformers' own recipe in a float32 model: theta and the angle in float32, theta as "
                     "transformers forms it (theta=hf) for plans none, linear and proportional; the other plans "
-                    "(llama3, yarn, longrope, dynamic) have no such recipe, so they are held to a correctly rounded "
-                    "float32 theta, which transformers' float32 pow and blending do not give: a failure there "
-                    "measures that gap, not a bug"),
+                    "(llama3, yarn, longrope, dynamic) have no such recipe yet, so they are held to a correctly "
+                    "rounded float32 theta, which transformers' float32 pow and blending do not give: a failure "
+                    "there measures that gap, not a bug"),
+    PrecisionColumn("bf16 (transformers' recipe)", "dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage",
+                    "torch",
+                    "transformers' own recipe in a bf16 model: theta and the angle in float32, cos and sin cast to "
+                    "bf16, each product and the sum of the rotation in bf16 (cache=storage,math=storage); the plans "
+                    "without a theta=hf recipe are held to a correctly rounded float32 theta, as in the fp32 column"),
     PrecisionColumn("exact-angle", "precision=exact-angle", "torch",
                     "the angle exact to 2^-100 relative: float32 angles depart from it as positions grow, "
                     "so every float32 implementation fails here; the failure shows from where"),
-    PrecisionColumn("bf16 lowp-cache", "dtype=bf16,precision=lowp-cache", "torch",
-                    "a bf16 model: cos and sin cast to bf16 and the rotation in bf16, as transformers does; "
-                    "lowp-cache charges bf16's roundings but assumes an exact angle, which transformers' "
-                    "float32 angle is not at long positions"),
 ]
 
 

@@ -20,6 +20,13 @@ PEC_FN pec_angle pec_pair_angle(PEC_GLOBAL const double* pair, long position, lo
   return pec_exact_angle((double)position, frequency);
 }
 
+/* One product of the rotation: kept in the compute format, or under math=storage rounded to the
+ * storage format as `x * cos` on tensors of that dtype rounds it (the sum rounds at the store). */
+PEC_FN pec_compute pec_rotation_product(pec_compute x, pec_compute factor, int storage_math) {
+  const pec_compute product = x * factor;
+  return storage_math ? pec_round_to_storage(product) : product;
+}
+
 __kernel void pec_rotary(PEC_GLOBAL const double* pair_data, PEC_GLOBAL const long* args, PEC_GLOBAL const uchar* ids,
                          PEC_GLOBAL const pec_raw* in0, PEC_GLOBAL pec_raw* out0, PEC_GLOBAL const pec_raw* in1,
                          PEC_GLOBAL pec_raw* out1, double attention, double sign, float ggml_scale, float ggml_freq_scale) {
@@ -37,12 +44,13 @@ __kernel void pec_rotary(PEC_GLOBAL const double* pair_data, PEC_GLOBAL const lo
   const pec_angle angle = pec_pair_angle(pair, position, flags, ggml_scale, ggml_freq_scale);
   const pec_sin_cos_pair value = pec_rotary_cos_sin(angle, attention, (double)position0, pair[PEC_PAIR_LOG_ZETA], sign);
   pec_compute c = (pec_compute)value.cos, s_ = (pec_compute)value.sin;
-  if (flags & PEC_ROTARY_LOWP) {
+  if (flags & PEC_ROTARY_CACHE_STORAGE) {
     c = pec_round_to_storage(c);
     s_ = pec_round_to_storage(s_);
   }
   const pec_pair_elements elements = pec_rotary_pair((int)args[PEC_ROTARY_LAYOUT], (int)args[PEC_ROTARY_START], (int)pairs, (int)i);
 
+  const int storage_math = (flags & PEC_ROTARY_MATH_STORAGE) != 0;
   const long operands = args[PEC_ROTARY_OPERANDS];
   for (long k = 0; k < operands; ++k) {
     PEC_GLOBAL const long* operand = args + PEC_ROTARY_OPERAND0 + k * PEC_OPERAND_FIELDS;
@@ -55,8 +63,10 @@ __kernel void pec_rotary(PEC_GLOBAL const double* pair_data, PEC_GLOBAL const lo
       const long y = operand[PEC_OPERAND_OUT_ORIGIN] + b * out_stride[0] + s * out_stride[1] + h * out_stride[2];
       const pec_compute xa = pec_load(in, x + elements.read_a * in_stride[3]);
       const pec_compute xb = pec_load(in, x + elements.read_b * in_stride[3]);
-      pec_store(out, y + elements.write_a * out_stride[3], xa * c - xb * s_);
-      pec_store(out, y + elements.write_b * out_stride[3], xa * s_ + xb * c);
+      pec_store(out, y + elements.write_a * out_stride[3],
+                pec_rotation_product(xa, c, storage_math) - pec_rotation_product(xb, s_, storage_math));
+      pec_store(out, y + elements.write_b * out_stride[3],
+                pec_rotation_product(xa, s_, storage_math) + pec_rotation_product(xb, c, storage_math));
     }
   }
 }

@@ -1,8 +1,8 @@
 /* The storage dtype of this build of the program (-DPEC_DTYPE=<code>, kernel_args.h): the bits
  * a buffer element holds (pec_raw), the type it computes in (float, or double for fp64), and the
  * conversions between them, each rounding to nearest even as backends/cpu/storage.hpp does.
- * fp16 goes through vload_half / vstore_half_rte, core OpenCL, which need no cl_khr_fp16; bf16
- * through storage_math.h. Buffers are addressed as pec_raw so that a copied element (a gather,
+ * fp16 loads through vload_half, core OpenCL, which needs no cl_khr_fp16, and stores through
+ * storage_math.h, as bf16 does both. Buffers are addressed as pec_raw so that a copied element (a gather,
  * the dims outside the rotary slice) keeps its bits, NaN payloads included. */
 #if PEC_DTYPE == PEC_DTYPE_FP64
 typedef double pec_compute;
@@ -22,10 +22,10 @@ typedef ushort pec_raw;
 PEC_FN pec_compute pec_load(PEC_GLOBAL const pec_raw* buffer, long index) {
   return vload_half((size_t)index, (PEC_GLOBAL const half*)buffer);
 }
-PEC_FN void pec_store(PEC_GLOBAL pec_raw* buffer, long index, pec_compute value) {
-  vstore_half_rte(value, (size_t)index, (PEC_GLOBAL half*)buffer);
-}
-/* A private half cannot be declared without cl_khr_fp16, so lowp-cache rounds in integers. */
+/* Stored through storage_math.h, not vstore_half_rte: PoCL's writes every NaN as 0x7fff, where
+ * the CPU kernels (and IEEE conversion) keep a NaN's sign and the top of its payload. */
+PEC_FN void pec_store(PEC_GLOBAL pec_raw* buffer, long index, pec_compute value) { buffer[index] = pec_half_of_float(value); }
+/* A private half cannot be declared without cl_khr_fp16, so cos/sin and products round in integers. */
 PEC_FN pec_compute pec_round_to_storage(pec_compute value) { return pec_float_of_half(pec_half_of_float(value)); }
 #elif PEC_DTYPE == PEC_DTYPE_BF16
 typedef float pec_compute;

@@ -67,6 +67,12 @@ const char* const kAgreeingCalls[] = {
     "rope(d=64,base=10000,layout=interleaved,scaling=linear(factor=4),dtype=fp32,precision=fp32-angle,theta=ggml) | "
     "batch=1 seq=9 heads=2 offset=1000 seed=4",
     "rope(d=64,base=10000,layout=half,dtype=bf16,precision=fp32-angle,theta=hf) | batch=2 seq=3 heads=2 offset=70000 seed=6",
+    "rope(d=64,base=10000,layout=half,dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage) | batch=2 seq=5 "
+    "heads=3 kv_heads=1 offset=70000 inputs=activations seed=12",
+    "rope(d=24,base=500000,layout=interleaved-to-half,rot=16,dtype=fp16,math=storage) | batch=1 seq=7 heads=2 place=in "
+    "inputs=bit-patterns seed=13",
+    "mrope(d=32,base=10000,layout=half,sections=[4,6,6],dtype=bf16,precision=fp32-angle,theta=ggml,cache=storage) | batch=1 "
+    "seq=6 heads=2 seed=14",
     "mrope(d=32,base=10000,layout=half,sections=[4,6,6],dtype=fp32) | batch=1 seq=6 heads=2 seed=9",
     "rope2d(d=16,base=100,dtype=fp32) | batch=1 seq=8 heads=2 seed=10",
     "sinusoidal(d=33,base=10000,layout=interleaved,dtype=fp64,precision=fp32-angle,theta=exp-log) | seq=64 offset=1000 seed=4",

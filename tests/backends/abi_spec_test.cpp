@@ -1,0 +1,42 @@
+// The spec a plugin reads as numbers (include/peconform/kernel_abi.h, pec_spec): where a rotation
+// rounds, cache and math, as kernel_abi.h says an ABI-v1 library sees them.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+
+#include "backends/plugin/abi_spec.hpp"
+
+namespace peconform::plugin {
+namespace {
+
+pec_spec flat_of(const char* text) { return AbiSpec(Spec::parse(text)).flat(); }
+
+TEST(AbiSpec, CacheAndMathSayWhereTheRotationRounds) {
+  const pec_spec model = flat_of("rope(d=128,dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage)");
+  EXPECT_EQ(model.precision, PEC_FP32_ANGLE);
+  EXPECT_EQ(model.theta, PEC_THETA_HF);
+  EXPECT_EQ(model.cache, PEC_IN_STORAGE);
+  EXPECT_EQ(model.math, PEC_IN_STORAGE);
+  const pec_spec plain = flat_of("rope(d=128,dtype=bf16)");
+  EXPECT_EQ(plain.cache, PEC_IN_COMPUTE);
+  EXPECT_EQ(plain.math, PEC_IN_COMPUTE);
+  const pec_spec math_only = flat_of("xpos(d=8,dtype=fp16,math=storage)");
+  EXPECT_EQ(math_only.cache, PEC_IN_COMPUTE);
+  EXPECT_EQ(math_only.math, PEC_IN_STORAGE);
+}
+
+TEST(AbiSpec, LowpCacheHoldsCosAndSinInStorageForALibraryReadingTheNewField) {
+  const pec_spec lowp = flat_of("rope(d=16,dtype=bf16,precision=lowp-cache)");
+  EXPECT_EQ(lowp.precision, PEC_LOWP_CACHE);
+  EXPECT_EQ(lowp.cache, PEC_IN_STORAGE);
+  EXPECT_EQ(lowp.math, PEC_IN_COMPUTE);
+}
+
+TEST(AbiSpec, TheNewFieldsFollowEveryFieldAnOlderLibraryKnows) {
+  // Appended within version 1: a library built against the header before them reads a prefix.
+  EXPECT_GT(offsetof(pec_spec, cache), offsetof(pec_spec, clamp_len));
+  EXPECT_GT(offsetof(pec_spec, math), offsetof(pec_spec, cache));
+}
+
+}  // namespace
+}  // namespace peconform::plugin

@@ -1,0 +1,189 @@
+// A 16-bit model's rotation (issue 34): transformers' rotary module in a bf16 or fp16 model, the
+// operations emulated one by one from modeling_llama.py and modeling_rope_utils.py (read, not
+// copied):
+//   inv_freq = 1.0 / base ** (arange(0, d, 2).float() / d)      float32 pow and reciprocal
+//   inv_freq /= factor                                           linear plan, float32
+//   freqs = inv_freq @ position_ids.float()                      one float32 product
+//   cos, sin = emb.cos(), emb.sin(), then .to(x.dtype)           float32, rounded to bf16/fp16
+//   q * cos + rotate_half(q) * sin                               each product and the sum rounded
+//                                                                to bf16/fp16
+// judged element by element by claimed_error_bounds, as the harness judges a kernel. The spec
+// that describes it, precision=fp32-angle,theta=hf,cache=storage,math=storage, must hold it over
+// positions to 2^31 - 1 with a tight bound; the specs without the two keys, and the same rotation
+// with the real bugs of DESIGN.md section 5 planted, must not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "backends/gpu/storage_math.h"
+#include "precision/error_model.hpp"
+
+namespace peconform {
+namespace {
+namespace model_rotation {  // the precision tests build as one unit: names of their own
+
+// One rounding to the model's dtype, to nearest even, held as the float it widens to.
+float to_dtype(float value, Dtype dtype) {
+  return dtype == Dtype::bf16 ? pec_float_of_bf16(pec_bf16_of_float(value)) : pec_float_of_half(pec_half_of_float(value));
+}
+
+// How the emulated module goes wrong, if it does.
+enum class Planted {
+  none,
+  inv_freq_in_dtype,  // model.to(bf16) casts the inv_freq buffer (transformers #25681, gpt-neox #1003)
+  angle_in_dtype,     // inv_freq @ position_ids under bf16 autocast (transformers #29285)
+  rotation_in_float   // cos/sin and the rotation kept in float32 (a kernel more precise than the model)
+};
+
+// The module's output for one head `x` (values of the dtype) at position p, half layout.
+std::vector<float> model_rotation(const Spec& spec, const std::vector<float>& x, std::int64_t p, Planted planted) {
+  const int d = spec.d, pairs = d / 2;
+  const float base = static_cast<float>(spec.base.to_double());
+  const bool linear = spec.scaling.kind == PlanKind::linear;
+  const float factor = static_cast<float>(spec.scaling.factor.to_double());
+  std::vector<float> y(x.size());
+  for (int i = 0; i < pairs; ++i) {
+    float inv_freq = 1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(d));
+    if (linear) inv_freq /= factor;
+    float angle = 0;
+    if (planted == Planted::angle_in_dtype)  // both operands cast to bf16, the product too
+      angle = to_dtype(to_dtype(static_cast<float>(p), Dtype::bf16) * to_dtype(inv_freq, Dtype::bf16), Dtype::bf16);
+    else if (planted == Planted::inv_freq_in_dtype)
+      angle = static_cast<float>(p) * to_dtype(inv_freq, Dtype::bf16);
+    else
+      angle = static_cast<float>(p) * inv_freq;
+    const float c32 = std::cos(angle), s32 = std::sin(angle);
+    const float xa = x[static_cast<std::size_t>(i)], xb = x[static_cast<std::size_t>(i + pairs)];
+    if (planted == Planted::rotation_in_float) {
+      y[static_cast<std::size_t>(i)] = to_dtype(xa * c32 - xb * s32, spec.dtype);
+      y[static_cast<std::size_t>(i + pairs)] = to_dtype(xb * c32 + xa * s32, spec.dtype);
+      continue;
+    }
+    const float c = to_dtype(c32, spec.dtype), s = to_dtype(s32, spec.dtype);
+    // rotate_half(q) = cat(-q2, q1): element i takes -xb, element i + d/2 takes xa.
+    y[static_cast<std::size_t>(i)] = to_dtype(to_dtype(xa * c, spec.dtype) + to_dtype(-xb * s, spec.dtype), spec.dtype);
+    y[static_cast<std::size_t>(i + pairs)] = to_dtype(to_dtype(xb * c, spec.dtype) + to_dtype(xa * s, spec.dtype), spec.dtype);
+  }
+  return y;
+}
+
+const std::int64_t kPositions[] = {0,       1,        3,        17,       1000,      4097,      65537,      1 << 20,
+                                   2796203, 16777215, 16777216, 16777217, 123456789, 536870913, 2147483583, 2147483647};
+
+struct Sweep {
+  double worst_ratio = 0;      // over every constrained element
+  std::uint64_t bounded = 0, unconstrained = 0, failed = 0;
+  std::string first_failure;
+};
+
+// `module_spec` says how the module computes; `judged_by` is the spec its output is held to.
+Sweep sweep(const Spec& module_spec, const Spec& judged_by, Planted planted, std::uint64_t seed) {
+  Sweep out;
+  std::mt19937_64 random(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> scale(-6, 6);
+  for (const std::int64_t p : kPositions) {
+    const Reference<FastReal> reference(judged_by, p + 1);
+    for (int head = 0; head < 4; ++head) {
+      std::vector<float> x(static_cast<std::size_t>(module_spec.d));
+      const float magnitude = std::ldexp(1.0f, scale(random));
+      for (float& value : x) value = to_dtype(magnitude * normal(random), module_spec.dtype);
+      const std::vector<float> y = model_rotation(module_spec, x, p, planted);
+      const std::vector<Wide> input(x.begin(), x.end());
+      const Point point{{p}};
+      const std::vector<Wide> exact = reference.evaluate(point, input);
+      const std::vector<Wide> bounds = claimed_error_bounds(reference, point, input);
+      for (std::size_t e = 0; e < y.size(); ++e) {
+        if (isinf(bounds[e])) {
+          ++out.unconstrained;
+          continue;
+        }
+        ++out.bounded;
+        const double ratio = static_cast<double>(abs(Wide(y[e]) - exact[e]) / bounds[e]);
+        out.worst_ratio = std::max(out.worst_ratio, ratio);
+        if (ratio > 1 && out.failed++ == 0)
+          out.first_failure = fmt::format("{} at p {} element {}: {} against {} ({}x the bound)", judged_by.canonical(), p, e,
+                                          y[e], static_cast<double>(exact[e]), ratio);
+      }
+    }
+  }
+  return out;
+}
+
+// The model's specs: d, base and plan as real models have them, in both 16-bit dtypes.
+std::vector<Spec> model_specs() {
+  std::vector<Spec> specs;
+  for (const char* dtype : {"bf16", "fp16"})
+    for (const char* shape : {"d=128,base=10000", "d=128,base=500000", "d=64,base=1000000", "d=96,base=12345.678",
+                              "d=128,base=10000,scaling=linear(factor=4)", "d=80,base=500000,scaling=linear(factor=7.3)"})
+      specs.push_back(Spec::parse(fmt::format("rope({},layout=half,dtype={},precision=fp32-angle,theta=hf,cache=storage,math=storage)",
+                                              shape, dtype)));
+  return specs;
+}
+
+TEST(ModelRotation, TheSixteenBitRecipeHoldsTransformersRotationTightly) {
+  double worst = 0;
+  std::uint64_t seed = 1;
+  for (const Spec& spec : model_specs()) {
+    const Sweep result = sweep(spec, spec, Planted::none, seed++);
+    EXPECT_EQ(result.failed, 0u) << result.first_failure;
+    EXPECT_GT(result.bounded, result.unconstrained) << spec.canonical() << ": the bound still constrains most of the sweep";
+    std::cout << spec.canonical() << ": worst error / bound " << result.worst_ratio << " over " << result.bounded
+              << " elements, " << result.unconstrained << " unconstrained\n";
+    worst = std::max(worst, result.worst_ratio);
+    EXPECT_GE(result.worst_ratio, 0.1) << spec.canonical() << ": the bound is tight (DESIGN.md section 2)";
+  }
+  EXPECT_LE(worst, 1.0);
+}
+
+TEST(ModelRotation, WithoutTheKeysTheSameCorrectRotationFails) {
+  // Before the keys, the model's correct code was non-conformant: fp32-angle charges no 16-bit
+  // rounding of cos/sin or of the products.
+  for (const Spec& spec : model_specs()) {
+    Spec everything_in_float = spec;
+    everything_in_float.cache = everything_in_float.math = RoundsIn::compute;
+    EXPECT_GT(sweep(spec, everything_in_float, Planted::none, 7).failed, 0u) << spec.canonical();
+  }
+}
+
+TEST(ModelRotation, TheRealBugsBreakTheRecipeThatAcceptsTheModel) {
+  for (const Spec& spec : model_specs()) {
+    for (const Planted planted : {Planted::inv_freq_in_dtype, Planted::angle_in_dtype}) {
+      const Sweep result = sweep(spec, spec, planted, 11);
+      EXPECT_GT(result.failed, 0u) << spec.canonical() << " planted " << static_cast<int>(planted);
+    }
+  }
+}
+
+TEST(ModelRotation, AKernelMorePreciseThanTheModelConformsToo) {
+  // The bound is an upper bound on error, so a kernel that keeps cos/sin and the rotation in
+  // float32 meets the 16-bit recipe as well: the recipe admits the model, not only the model.
+  for (const Spec& spec : model_specs()) EXPECT_EQ(sweep(spec, spec, Planted::rotation_in_float, 13).failed, 0u) << spec.canonical();
+}
+
+TEST(ModelRotation, StorageMathChargesTheProductsInTheStorageDtype) {
+  const Spec compute = Spec::parse("rope(d=64,base=10000,dtype=bf16,precision=fp32-angle,theta=hf)");
+  Spec storage = compute;
+  storage.math = RoundsIn::storage;
+  const RotaryBoundTerms<double> a = rotary_bound_terms<double>(compute, 1.0, 0.0, angle_growth<double>(compute, 3));
+  const RotaryBoundTerms<double> b = rotary_bound_terms<double>(storage, 1.0, 0.0, angle_growth<double>(storage, 3));
+  // u_s plus the float32 rounding before it, on top of the compute products' 2 u_c.
+  EXPECT_NEAR(b.relative - a.relative, 0x1p-8 + 0x1p-24 - 2 * 0x1p-24, 0x1p-20);
+  EXPECT_EQ(a.final, b.final);
+  // The horizon moves in by the factor (1 + p) on the angle term, and no further.
+  const double ratio = angle_horizon(compute) / angle_horizon(storage);
+  EXPECT_GT(ratio, 1.0);
+  EXPECT_LT(ratio, 1.01);
+}
+
+}  // namespace model_rotation
+}  // namespace
+}  // namespace peconform
