@@ -292,8 +292,11 @@ struct NormCheck {
 NormCheck check_norm(const Spec& spec, TokenPair& t, double xa, double xb, double ya, double yb, bool wide, double scale,
                      double r) {
   if (!wide) {
+    // Squares past double's range, or below 2^-1000, where they lose bits to underflow (an xPos
+    // query far out: A r near 2^-791 has squares near 2^-1582, which summed to 0 and failed a
+    // correct kernel's pair as `norm`), are left to hypot, which scales: within 1 ulp.
     const double squares = ya * ya + yb * yb;
-    const double norm = std::isfinite(squares) ? std::sqrt(squares) : std::hypot(ya, yb);
+    const double norm = std::isfinite(squares) && squares >= 0x1p-1000 ? std::sqrt(squares) : std::hypot(ya, yb);
     const double bound = norm_bound(t.angle_free, scale, r) * kBoundRounding;
     const double error = std::abs(norm - scale), screen = 8 * 0x1p-53 * (scale + norm);
     if (error + screen <= bound || error - screen > bound) return {norm, scale, bound, error / bound};

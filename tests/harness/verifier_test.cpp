@@ -269,6 +269,30 @@ TEST(Verifier, TheNormCheckPassesTheCpuKernelsUnderEveryRecipeToTheLastPosition)
   EXPECT_GT(checked, 1000u);
 }
 
+TEST(Verifier, TheNormOfATinyPairIsNotItsSquaresUnderflowed) {
+  // Found by `peconform run --profile ci --seed 2` (session 33): an xPos query at 788,084 with
+  // base 65.1 scales its pairs by about 2^-860, so a pair of inputs near 2^77 comes out near
+  // 2^-791, above the 2^-900 the double screen takes, and its squares (2^-1582) summed to 0:
+  // a norm of 0 against A r, a correct kernel failed as `norm` at 5e12 times the bound.
+  const std::string text =
+      "xpos(d=256,base=65.1,layout=half,dtype=fp64,precision=fp32-angle,theta=ggml) | batch=2 seq=29 heads=128 kv_heads=0 "
+      "order=bshd pad=0 place=out ids=int64 positions=scattered offset=0 inputs=bit-patterns seed=0x55eb1cb2cc59dca4 "
+      "select=b0,s3,h0";
+  const CaseVerdict correct = verify_call(ran(text));
+  EXPECT_FALSE(correct.failed()) << (correct.first_failure ? correct.first_failure->kind + " " + correct.first_failure->input : "");
+  EXPECT_GT(correct.stats.norm_checked_pairs, 0u);
+  // And a tiny pair off its circle still fails: element 70's pair (70, 198) halved.
+  KernelCall halved = ran(text);
+  Buffer& out = halved.outputs[0];
+  for (const std::int64_t e : {70, 198}) {
+    const std::int64_t at = out.offset_of(0, 0, 0, e);
+    out.set_bits(at, std::bit_cast<std::uint64_t>(out.value(at) / 2));
+  }
+  const CaseVerdict verdict = verify_call(halved);
+  ASSERT_TRUE(verdict.failed());
+  EXPECT_EQ(verdict.first_failure->kind, "norm");
+}
+
 // xPos queries far out: pairs whose amplitude is below 2^-900 (ln of the factor below -700
 // at offset 1e6 for pairs 0 to 9 of d=64, about -660 at offset 270000 for d=2's one pair). The
 // kernel writes zeros there; the verifier counts them without binary128 only where no tally's
