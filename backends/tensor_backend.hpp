@@ -41,9 +41,10 @@ struct BackendCapabilities {
   std::vector<Family> families;
   std::vector<Dtype> dtypes;
   std::vector<PrecisionClass> precisions;
-  // Whether the backend takes `cache` and `math` (README): the campaign then gives each fp16 and
-  // bf16 rotary cell a twin with both at storage. A backend with patterns says so in them.
-  bool storage_rounding = false;
+  // Whether the backend takes `cache` and `math` (README): the campaign then draws the fp16 and
+  // bf16 rotary cells' cases with both at storage every other cycle of cells. A backend with
+  // patterns says so in them.
+  bool takes_rounding_keys = false;
   // The most output elements one call may have: a device's memory, or a slow reference's time.
   std::int64_t largest_call_elements = std::int64_t{1} << 28;
   // The campaign always calls run() from the thread that made the backend, one call at a time,

@@ -206,16 +206,17 @@ std::string class_label(const Spec& spec) {
 
 namespace {
 
-// Whether a cell gets a twin that rounds as a 16-bit model does (CaseCell::storage_rounding): a
-// rotary family in fp16 or bf16 whose angle is exact or float32 (lowp-cache holds cos/sin in the
-// storage dtype already), on a backend that takes the keys, or a pattern that leaves them to the
-// campaign. --spec fixes them itself.
-bool storage_rounding_cell(const BackendCapabilities& capabilities, const SpecPattern* pattern, Family family, Dtype dtype,
+// Whether a cell's cases round as a 16-bit model does every other cycle (CaseCell::model_rounding):
+// a rotary family in fp16 or bf16 whose angle is exact or float32 (lowp-cache holds cos/sin in
+// the storage dtype already), on a backend that takes the keys, or a pattern that leaves them to
+// the campaign. --spec fixes them itself. Every other cycle, not a cell more: the ci profile's
+// 1000 cases then check the elements they did before the keys existed, in the time they took.
+bool model_rounding_cell(const BackendCapabilities& capabilities, const SpecPattern* pattern, Family family, Dtype dtype,
                            PrecisionClass precision, const CaseFilters& filters) {
   if (filters.spec || !is_rotary(family) || (dtype != Dtype::fp16 && dtype != Dtype::bf16) ||
       precision == PrecisionClass::lowp_cache)
     return false;
-  return pattern ? pattern->leaves_free("cache") && pattern->leaves_free("math") : capabilities.storage_rounding;
+  return pattern ? pattern->leaves_free("cache") && pattern->leaves_free("math") : capabilities.takes_rounding_keys;
 }
 
 }  // namespace
@@ -242,10 +243,8 @@ std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, co
           continue;
         // ALiBi has no cos/sin to cache: lowp-cache says nothing more than exact-angle there.
         if (family == Family::alibi && precision == PrecisionClass::lowp_cache && !filters.spec) continue;
-        const int from = pattern ? static_cast<int>(source) : -1;
-        cells.push_back({family, dtype, precision, false, from, kernel});
-        if (storage_rounding_cell(capabilities, pattern, family, dtype, precision, filters))
-          cells.push_back({family, dtype, precision, true, from, kernel});
+        cells.push_back({family, dtype, precision, model_rounding_cell(capabilities, pattern, family, dtype, precision, filters),
+                         pattern ? static_cast<int>(source) : -1, kernel});
       }
     }
   }
@@ -255,8 +254,14 @@ std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, co
 
 namespace {
 
-// The spec the generators draw for `cell` from `spec_seed`, with the cell's dtype and class.
-Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t recipe) {
+// Whether case `index` of `cell` rounds as a 16-bit model does: every other cycle of the cells.
+bool rounds_as_model(const CaseCell& cell, std::uint64_t index, std::size_t cell_count) {
+  return cell.model_rounding && (index / cell_count) % 2 == 1;
+}
+
+// The spec the generators draw for `cell` from `spec_seed`, with the cell's dtype and class, and
+// where its rotation rounds.
+Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t recipe, bool model_rounding) {
   Spec spec = draw_spec(cell.family, spec_seed);
   if (has_dtype(cell.family)) spec.dtype = cell.dtype;
   if (has_precision(cell.family)) spec.precision = cell.precision;
@@ -265,8 +270,8 @@ Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t reci
   // The drawn spec may carry a recipe for a class the cell then replaced: start from exact.
   spec.theta = ThetaRecipe::exact;
   spec.slopes = SlopeRecipe::exact;
-  // The cell, not the generators' draw, says where a rotation rounds.
-  spec.cache = spec.math = cell.storage_rounding ? RoundsIn::storage : RoundsIn::compute;
+  // The cell's cycle, not the generators' draw, says where a rotation rounds.
+  spec.cache = spec.math = model_rounding ? RoundsIn::storage : RoundsIn::compute;
   if (spec.precision == PrecisionClass::fp32_angle) {
     const bool table = cell.family == Family::sinusoidal || cell.family == Family::xl;
     if (is_rotary(cell.family) && (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear))
@@ -282,13 +287,14 @@ Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t reci
 // The spec of case `index` for `cell`: the drawn one, narrowed to the kernel's pattern. A draw
 // the pattern cannot take is drawn again, from the next seed; the first draw is the one a
 // kernel without patterns gets, so `family(*)` is drawn exactly as our own kernels are.
-Spec pattern_spec(const CaseCell& cell, const BackendCapabilities& kernel, std::uint64_t campaign_seed, std::uint64_t index) {
+Spec pattern_spec(const CaseCell& cell, const BackendCapabilities& kernel, std::uint64_t campaign_seed, std::uint64_t index,
+                  bool model_rounding) {
   const std::uint64_t recipe = counter_hash(campaign_seed, kThetaRecipe, index);
-  if (cell.pattern < 0) return cell_spec(cell, counter_hash(campaign_seed, kSpecSeed, index), recipe);
+  if (cell.pattern < 0) return cell_spec(cell, counter_hash(campaign_seed, kSpecSeed, index), recipe, model_rounding);
   const SpecPattern& pattern = kernel.patterns.at(static_cast<std::size_t>(cell.pattern));
   std::string last_problem;
   for (std::uint64_t attempt = 0; attempt < kPatternAttempts; ++attempt) {
-    const Spec drawn = cell_spec(cell, counter_hash(campaign_seed, kSpecSeed + 16 * attempt, index), recipe);
+    const Spec drawn = cell_spec(cell, counter_hash(campaign_seed, kSpecSeed + 16 * attempt, index), recipe, model_rounding);
     CounterStream choices(counter_hash(campaign_seed, kPatternChoice, index), attempt);
     try {
       return pattern.narrow(drawn, [&](std::uint64_t count) { return choices.below(count); });
@@ -316,7 +322,7 @@ std::string pattern_problem(const SpecPattern& pattern, const BackendCapabilitie
   // (a fixed d with sections drawn for another) fails on some of them.
   for (std::uint64_t k = 0; k < cells.size() * kPatternCasesChecked; ++k) {
     try {
-      pattern_spec(cells[k % cells.size()], kernel, 0, k);
+      pattern_spec(cells[k % cells.size()], kernel, 0, k, rounds_as_model(cells[k % cells.size()], k, cells.size()));
     } catch (const SpecError& error) {
       return fmt::format("{} (name the keys that depend on the fixed ones, or leave those free)", error.what());
     }
@@ -344,7 +350,8 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
   CounterStream random(campaign_seed, kShape + 16 * index);
   CaseDescription c;
   c.seed = counter_hash(campaign_seed, kCaseSeed, index);
-  c.spec = filters.spec ? *filters.spec : pattern_spec(cell, capabilities, campaign_seed, index);
+  c.spec = filters.spec ? *filters.spec
+                         : pattern_spec(cell, capabilities, campaign_seed, index, rounds_as_model(cell, index, cells.size()));
   c.inputs = random.chance(0.25) ? InputKind::bit_patterns : InputKind::activations;
   const std::int64_t budget = std::min(profile.largest_call_elements, capabilities.largest_call_elements);
   const Family family = c.spec.family;

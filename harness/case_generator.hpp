@@ -30,9 +30,11 @@ struct CaseCell {
   Family family;
   Dtype dtype;
   PrecisionClass precision;
-  // A rotary fp16 or bf16 cell whose kernels round as a model of that dtype does (cache=storage,
-  // math=storage: transformers' and vLLM's bf16 rotation); false: both keys at compute.
-  bool storage_rounding = false;
+  // A rotary fp16 or bf16 cell whose cases, every other cycle of cells (the second, the fourth,
+  // ...), round as a model of that dtype does (cache=storage,math=storage: transformers' and
+  // vLLM's bf16 rotation); they are reported as a cell of their own (class_label). The others,
+  // and every case of a cell without it, keep both keys at compute.
+  bool model_rounding = false;
   int pattern = -1;         // the kernel's spec pattern its specs come from; -1: any spec of the family
   std::size_t kernel = 0;   // which of the campaign's kernels the cell is for
 };

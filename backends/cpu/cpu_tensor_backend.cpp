@@ -61,7 +61,7 @@ class CpuTensorBackend final : public TensorBackend {
     capabilities.families = all_families();
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
     capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
-    capabilities.storage_rounding = true;
+    capabilities.takes_rounding_keys = true;
     capabilities.largest_call_elements = std::int64_t{1} << 32;
     capabilities.calling_thread_only = false;
     return capabilities;

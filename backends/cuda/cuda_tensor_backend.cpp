@@ -186,7 +186,7 @@ class PlacedTensorBackend final : public TensorBackend {
     capabilities.families = all_families();
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
     capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
-    capabilities.storage_rounding = true;
+    capabilities.takes_rounding_keys = true;
     // A call holds its inputs and outputs, at most 8 bytes an element each, at once.
     capabilities.largest_call_elements = std::min<std::int64_t>(std::int64_t{1} << 32, memory_bytes_ / 32);
     // make_cuda_place chose the device with cudaSetDevice, which holds for the thread that made

@@ -96,7 +96,7 @@ class OpenClTensorBackend final : public TensorBackend {
     capabilities.families = all_families();
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
     capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
-    capabilities.storage_rounding = true;
+    capabilities.takes_rounding_keys = true;
     // A call's buffers (an input and an output of 8-byte elements, with padding) within an
     // eighth of the device's largest allocation.
     const auto device_limit = static_cast<std::int64_t>(context_.device().largest_allocation / 64);

@@ -61,10 +61,9 @@ const Mutant kMutants[] = {
     {"hang-on-one-shape", {"hang"}, true},
 };
 
-// The twin runs at least a whole cycle of a rope pattern's 16 cells (4 dtypes x 3 classes, and
-// fp16 and bf16 under exact-angle and fp32-angle again with cache=storage,math=storage) and
+// The twin runs at least a whole cycle of a rope pattern's 12 cells (4 dtypes x 3 classes) and
 // the long calls of its first cycle.
-const MutantCorpus kCorpus{MUTANT_PLUGINS, "mutants", "--isolate --case-timeout 2", 16};
+const MutantCorpus kCorpus{MUTANT_PLUGINS, "mutants", "--isolate --case-timeout 2", 12};
 
 ToolRun run(const std::string& arguments) { return run_mutant_corpus(kCorpus, arguments); }
 
