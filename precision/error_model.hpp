@@ -48,6 +48,8 @@
 #include <span>
 #include <vector>
 
+#include <boost/math/constants/constants.hpp>
+
 #include "precision/float32_representable.hpp"
 #include "precision/format_constants.hpp"
 #include "backends/implementation.hpp"
@@ -78,7 +80,8 @@ TableExponent table_exponent(const Spec& spec, int index);
 //   hf     Hugging Face's inv_freq = 1.0 / base ** (arange(0, n, 2).float() / n) in float32
 //   meta   (modeling_rope_utils _compute_default_rope_parameters) and Meta's llama
 //          precompute_freqs_cis, the same operations: 2k/n rounds, powf, the reciprocal; linear
-//          divides by the factor cast to float32 (inv_freq /= factor); then fl(fl(p) theta_f).
+//          divides by the factor cast to float32 (inv_freq /= factor), llama3 blends as
+//          llama3_theta_error says; then fl(fl(p) theta_f).
 //   ggml   ggml_rope_cache_init: theta_scale = powf(base, -2.0f/n) (e = 2/n), theta starts at
 //          fl(p) and is multiplied by theta_scale once per frequency, rounding each time: k
 //          products; linear multiplies by freq_scale = 1.0f / (float)factor, a reciprocal of a
@@ -90,6 +93,65 @@ TableExponent table_exponent(const Spec& spec, int index);
 //          c_f = c (1 + g): ln of the double base within 2^-52 relative and 2^-53 absolute (the
 //          decimal's rounding to double), the division 2^-53, the cast u; the exponent
 //          x = m_k c is then off by |x| ((1 + g)(1 + d_m) - 1), which moves theta by exp of that.
+// llama3 under hf and meta: the relative error of the float32 frequency that transformers'
+// _compute_llama3_parameters (and Meta's apply_scaling, the same float32 operations) forms from
+// an inv_freq within the factor `inv` of theta = base^(-2k/n), against the plan's exact frequency
+// (reference/frequency_plans.hpp). Each float32 value is followed by a bound on its error, one
+// rounding u per operation, a Python number cast to float32 charged where it rounds (2 pi, the
+// band edges L/low and L/high, low, high - low, the factor):
+//   wl = (1 / inv_f) * f32(2 pi)                    wavelength, relative e_wl
+//   band: wl > f32(L/low) divides by the factor, wl < f32(L/high) keeps, else smooths:
+//   s = ((1 / wl) * f32(L) - f32(low)) / f32(high - low),  smoothed = ((1 - s) inv) / f + s inv
+// (`number / tensor` is torch's tensor.reciprocal() * number). A band whose edge lies within the
+// wavelength's error may be either side: every band that can be taken is bounded, by its own
+// float32 error plus its exact value's distance from the plan's, and the largest counts. llama3 is
+// continuous at both edges, so that distance stays a few units of u.
+template <class Real> Real llama3_theta_error(const Spec& spec, int index, const Real& inv) {
+  using std::abs, std::ldexp, std::max, std::pow;
+  const FrequencyPlan& plan = spec.scaling;
+  const Real u = ldexp(Real(1), -24);
+  const Real cast = (1 + u) * (1 + ldexp(Real(1), -53)) - 1;  // a decimal through a Python double to float32
+  const auto cast_of = [&](const Decimal& value) { return representable_in_float32(value) ? Real(0) : cast; };
+  const double high_minus_low = plan.high.to_double() - plan.low.to_double();
+  const bool difference_exact = representable_in_float32(plan.high) && representable_in_float32(plan.low) &&
+                                static_cast<double>(static_cast<float>(high_minus_low)) == high_minus_low;
+  const Real theta = pow(Real(spec.base.to_double()), -Real(2 * index) / Real(spec.rotary_dims()));
+  const Real orig(static_cast<double>(plan.orig)), factor(plan.factor.to_double());
+  const Real low(plan.low.to_double()), high(plan.high.to_double());
+  const Real e_inv = inv - 1;
+  const Real factor_in = representable_in_float32(plan.factor) ? Real(1) : 1 / (1 - u);  // dividing by a rounded factor
+
+  const Real wl = boost::math::constants::two_pi<Real>() / theta;
+  const Real e_wl = (1 + u) * (1 + u) * (1 + cast) / (1 - e_inv) - 1;
+  const Real low_edge = orig / low, high_edge = orig / high;
+  const bool can_divide = wl * (1 + e_wl) > low_edge * (1 - cast);
+  const bool can_keep = wl * (1 - e_wl) < high_edge * (1 + cast);
+  const bool can_smooth = !(wl * (1 + e_wl) < high_edge * (1 - cast)) && !(wl * (1 - e_wl) > low_edge * (1 + cast));
+
+  const Real s = (orig / wl - low) / (high - low);
+  const Real divided = theta / factor, smoothed = theta * ((1 - s) / factor + s);
+  const Real exact = wl > low_edge ? divided : wl < high_edge ? theta : smoothed;
+
+  // The smoothed band, as an absolute error: s's, then the blend's four roundings and the sum's.
+  const Real e_orig = orig < Real(16777216) ? Real(0) : u;
+  const Real q = orig / wl;
+  const Real e_q = (1 + u) * (1 + u) * (1 + e_orig) / (1 - e_wl) - 1;
+  const Real t_error = (q * e_q + low * cast_of(plan.low)) * (1 + u) + u * abs(q - low);
+  const Real e_difference = difference_exact ? Real(0) : cast;
+  const Real s_error = t_error / (high - low) * (1 + u) / (1 - e_difference) + abs(s) * ((1 + u) / (1 - e_difference) - 1);
+  const Real a = 1 - s, a_error = s_error + u * (abs(a) + s_error);
+  const Real scaled = (1 + e_inv) * (1 + u) * (1 + u) * factor_in, product = (1 + e_inv) * (1 + u);
+  const Real blend_error = (theta / factor * (a_error * scaled + abs(a) * (scaled - 1)) + theta * (s_error * product + abs(s) * (product - 1))) *
+                               (1 + u) +
+                           u * abs(smoothed);
+
+  Real worst = 0;
+  if (can_keep) worst = max(worst, abs(theta - exact) + e_inv * theta);
+  if (can_divide) worst = max(worst, abs(divided - exact) + ((1 + e_inv) * (1 + u) * factor_in - 1) * divided);
+  if (can_smooth) worst = max(worst, abs(smoothed - exact) + blend_error);
+  return worst / exact;
+}
+
 template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   using std::abs, std::exp, std::ldexp, std::log, std::pow;
   const Real u = ldexp(Real(1), -24);
@@ -118,6 +180,11 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
     case ThetaRecipe::meta: {
       // theta_0 = 1 / powf(b, 0) = 1 exactly; the others: powf, then the reciprocal.
       const Real inv_freq = index == 0 ? Real(1) : round * exponent_and_base(2 * index) / (1 - 2 * u);
+      if (spec.scaling.kind == PlanKind::llama3) {
+        // theta_0 = 1 kept where no other band can be taken: the angle fl(p) * 1 is exact.
+        const Real blended = llama3_theta_error<Real>(spec, index, inv_freq);
+        return position * (1 + blended) * round_if(blended != 0) - 1;
+      }
       const Real scaled = linear ? inv_freq * factor_in * round : inv_freq;
       return position * scaled * round_if(!unit_theta) - 1;
     }

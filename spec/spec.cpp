@@ -465,13 +465,15 @@ void validate(const Spec& spec) {
     if (spec.precision != PrecisionClass::fp32_angle)
       invalid(spec, fmt::format("theta={} says how a float32 angle is formed; it needs precision=fp32-angle, found {}",
                                 name_of(spec.theta), name_of(spec.precision)));
-    // The recipes' bounds follow each library's default and linear frequencies only (proportional
-    // is linear's on its rotating pairs, and 0 on the others); the other plans blend or rescale in
-    // ways each library does differently.
-    if (spec.scaling.kind != PlanKind::none && spec.scaling.kind != PlanKind::linear &&
-        spec.scaling.kind != PlanKind::proportional)
-      invalid(spec, fmt::format("theta={} is defined for scaling none and linear (hf and meta also proportional); "
-                                "scaling {} needs theta=exact",
+    // The recipes' bounds follow each library's default and linear frequencies (proportional is
+    // linear's on its rotating pairs, and 0 on the others), and llama3's blend as transformers and
+    // Meta form it in float32; the other plans blend or rescale in ways each library does
+    // differently, and have no recipe yet.
+    const PlanKind plan = spec.scaling.kind;
+    const bool hf_or_meta = spec.theta == ThetaRecipe::hf || spec.theta == ThetaRecipe::meta;
+    if (plan != PlanKind::none && plan != PlanKind::linear && !(hf_or_meta && (plan == PlanKind::proportional || plan == PlanKind::llama3)))
+      invalid(spec, fmt::format("theta={} is defined for scaling none and linear (hf and meta also proportional and "
+                                "llama3); scaling {} needs theta=exact",
                                 name_of(spec.theta), name_of(spec.scaling.kind)));
     // ggml's running product reaches every pair; it has no frequency 0.
     if (spec.scaling.kind == PlanKind::proportional && spec.theta == ThetaRecipe::ggml)

@@ -2,8 +2,29 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace peconform::cpu {
+
+namespace {
+
+// llama3's frequency from Hugging Face's float32 inv_freq as _compute_llama3_parameters forms it
+// (Meta's apply_scaling performs the same operations), each line one float32 operation: a Python
+// number meets the float32 tensor cast to float32, and `number / tensor` is torch's
+// tensor.reciprocal() * number. The comparisons pick the band as the tensors do.
+float llama3_theta(const FrequencyPlan& plan, float inv_freq) {
+  const double orig = static_cast<double>(plan.orig), low = plan.low.to_double(), high = plan.high.to_double();
+  const float factor = static_cast<float>(plan.factor.to_double());
+  const float wavelength = (1.0f / inv_freq) * static_cast<float>(2 * std::numbers::pi);
+  const float low_wavelength = static_cast<float>(orig / low), high_wavelength = static_cast<float>(orig / high);
+  const float llama = wavelength > low_wavelength ? inv_freq / factor : inv_freq;
+  const float smooth = ((1.0f / wavelength) * static_cast<float>(orig) - static_cast<float>(low)) / static_cast<float>(high - low);
+  const float smoothed = ((1.0f - smooth) * llama) / factor + smooth * llama;
+  const bool medium = !(wavelength < high_wavelength) && !(wavelength > low_wavelength);
+  return medium ? smoothed : llama;
+}
+
+}  // namespace
 
 Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims) {
   Float32Theta out;
@@ -22,11 +43,12 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
     case ThetaRecipe::meta:
       // modeling_rope_utils _compute_default_rope_parameters and llama precompute_freqs_cis:
       // 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim)) in float32; linear then divides
-      // by the factor (inv_freq /= factor).
+      // by the factor (inv_freq /= factor), llama3 blends (llama3_theta).
       for (std::size_t k = 0; k < exact_theta.size(); ++k) {
         const float exponent = static_cast<float>(2 * k) / static_cast<float>(dims);
         float theta = 1.0f / std::pow(base, exponent);
         if (linear) theta /= factor;
+        if (spec.scaling.kind == PlanKind::llama3) theta = llama3_theta(spec.scaling, theta);
         out.theta.push_back(exact_theta[k] == 0 ? 0.0f : theta);
       }
       break;

@@ -492,6 +492,37 @@ pec_status llama3_smoothing_dropped(const pec_call* call, char* error, size_t si
   });
 }
 
+// llama3's blend written the wrong way round (issue 34): in the band between orig / high and
+// orig / low, s inv_freq / factor + (1 - s) inv_freq where transformers and Meta form
+// (1 - s) inv_freq / factor + s inv_freq, served as the float32 recipe of either (theta=hf|meta).
+// As custom(factors=...) over the default frequencies, each the double quotient to 17 digits
+// (the bug moves a smoothed frequency by up to (factor - 1) / factor of itself), under
+// theta=exact: every other key, the angle's class and the rounding keys included, as served.
+pec_status llama3_blend_reversed(const pec_call* call, char* error, size_t size) {
+  return guarded(error, size, [&] {
+    Spec spec = spec_of(call);
+    if (spec.scaling.kind != peconform::PlanKind::llama3) return run_abi_call(call, error, size);
+    const peconform::FrequencyPlan llama3 = spec.scaling;
+    const double base = spec.base.to_double(), factor = llama3.factor.to_double();
+    const double low = llama3.low.to_double(), high = llama3.high.to_double(), orig = static_cast<double>(llama3.orig);
+    const int rot = spec.rotary_dims();
+    spec.scaling = {};
+    spec.scaling.kind = peconform::PlanKind::custom;
+    spec.theta = peconform::ThetaRecipe::exact;
+    for (int i = 0; i < rot / 2; ++i) {
+      const double wavelength = 2 * std::numbers::pi / std::pow(base, -2.0 * i / rot);
+      const double smooth = (orig / wavelength - low) / (high - low);
+      const double divisor = wavelength > orig / low   ? factor
+                             : wavelength < orig / high ? 1.0
+                                                        : 1 / (smooth / factor + (1 - smooth));  // the shares swapped
+      char text[40];
+      std::snprintf(text, sizeof text, "%.17g", divisor);
+      spec.scaling.factors.push_back(peconform::Decimal::parse(text));
+    }
+    return run_with_spec(call, spec, error, size);
+  });
+}
+
 // Dynamic NTK keyed on the wrong length (vllm #41236: a constant in place of the current
 // length; transformers #25306): the call's token count instead of one past its largest
 // position, so a decode step or a KV-cache continuation far past orig is rotated unscaled.
@@ -771,6 +802,10 @@ const pec_kernel kKernels[] = {
            "rope(layout=*,rot_at=*,dtype=*,precision=*," ROPE_FREE ","
            "scaling=llama3(factor=8,orig=8192,low=1,high=4)|llama3(factor=32,orig=8192,low=1,high=4))",
            kEvery, llama3_smoothing_dropped, run_abi_call),
+    MUTANT("llama3-blend-reversed",
+           "rope(layout=*,rot_at=*,dtype=*,precision=fp32-angle,theta=hf|meta,cache=*,math=*," ROPE_FREE ","
+           "scaling=llama3(factor=8,orig=8192,low=1,high=4)|llama3(factor=32,orig=8192,low=1,high=4))",
+           kEvery, llama3_blend_reversed, run_abi_call),
     MUTANT("dynamic-ntk-on-token-count",
            "rope(layout=*,rot_at=*,dtype=*,precision=*," ROPE_FREE ","
            "scaling=dynamic(factor=2,orig=2048)|dynamic(factor=4,orig=4096))",

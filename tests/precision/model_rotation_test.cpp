@@ -3,6 +3,7 @@
 // copied):
 //   inv_freq = 1.0 / base ** (arange(0, d, 2).float() / d)      float32 pow and reciprocal
 //   inv_freq /= factor                                           linear plan, float32
+//   wavelen = 2 * math.pi / inv_freq, ... (llama3 blend)         llama3 plan, float32 (below)
 //   freqs = inv_freq @ position_ids.float()                      one float32 product
 //   cos, sin = emb.cos(), emb.sin(), then .to(x.dtype)           float32, rounded to bf16/fp16
 //   q * cos + rotate_half(q) * sin                               each product and the sum rounded
@@ -40,8 +41,23 @@ enum class Planted {
   none,
   inv_freq_in_dtype,  // model.to(bf16) casts the inv_freq buffer (transformers #25681, gpt-neox #1003)
   angle_in_dtype,     // inv_freq @ position_ids under bf16 autocast (transformers #29285)
-  rotation_in_float   // cos/sin and the rotation kept in float32 (a kernel more precise than the model)
+  rotation_in_float,  // cos/sin and the rotation kept in float32 (a kernel more precise than the model)
+  blend_reversed      // llama3's smoothing written the wrong way round: s theta / f + (1 - s) theta
 };
+
+// _compute_llama3_parameters on one float32 inv_freq. A Python number meets a float32 tensor cast
+// to float32, and `number / tensor` is torch's tensor.reciprocal() * number.
+float llama3_inv_freq(const FrequencyPlan& plan, float inv_freq, Planted planted) {
+  const double orig = static_cast<double>(plan.orig), low = plan.low.to_double(), high = plan.high.to_double();
+  const float factor = static_cast<float>(plan.factor.to_double());
+  const float wavelen = (1.0f / inv_freq) * static_cast<float>(2 * M_PI);
+  const bool long_wave = wavelen > static_cast<float>(orig / low), short_wave = wavelen < static_cast<float>(orig / high);
+  const float llama = long_wave ? inv_freq / factor : inv_freq;
+  const float smooth = ((1.0f / wavelen) * static_cast<float>(orig) - static_cast<float>(low)) / static_cast<float>(high - low);
+  const float kept_share = planted == Planted::blend_reversed ? smooth : 1.0f - smooth;
+  const float smoothed = (kept_share * llama) / factor + (1.0f - kept_share) * llama;
+  return !short_wave && !long_wave ? smoothed : llama;
+}
 
 // The module's output for one head `x` (values of the dtype) at position p, half layout.
 std::vector<float> model_rotation(const Spec& spec, const std::vector<float>& x, std::int64_t p, Planted planted) {
@@ -53,6 +69,7 @@ std::vector<float> model_rotation(const Spec& spec, const std::vector<float>& x,
   for (int i = 0; i < pairs; ++i) {
     float inv_freq = 1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(d));
     if (linear) inv_freq /= factor;
+    if (spec.scaling.kind == PlanKind::llama3) inv_freq = llama3_inv_freq(spec.scaling, inv_freq, planted);
     float angle = 0;
     if (planted == Planted::angle_in_dtype)  // both operands cast to bf16, the product too
       angle = to_dtype(to_dtype(static_cast<float>(p), Dtype::bf16) * to_dtype(inv_freq, Dtype::bf16), Dtype::bf16);
@@ -123,7 +140,10 @@ std::vector<Spec> model_specs() {
   std::vector<Spec> specs;
   for (const char* dtype : {"bf16", "fp16"})
     for (const char* shape : {"d=128,base=10000", "d=128,base=500000", "d=64,base=1000000", "d=96,base=12345.678",
-                              "d=128,base=10000,scaling=linear(factor=4)", "d=80,base=500000,scaling=linear(factor=7.3)"})
+                              "d=128,base=10000,scaling=linear(factor=4)", "d=80,base=500000,scaling=linear(factor=7.3)",
+                              "d=128,base=500000,scaling=llama3(factor=8,orig=8192)",  // Llama 3.1
+                              "d=64,base=500000,scaling=llama3(factor=32,orig=8192)",  // Llama 3.2
+                              "d=96,base=12345.678,scaling=llama3(factor=7.3,orig=3000,low=1.5,high=5.1)"})
       specs.push_back(Spec::parse(fmt::format("rope({},layout=half,dtype={},precision=fp32-angle,theta=hf,cache=storage,math=storage)",
                                               shape, dtype)));
   return specs;
@@ -156,11 +176,51 @@ TEST(ModelRotation, WithoutTheKeysTheSameCorrectRotationFails) {
 
 TEST(ModelRotation, TheRealBugsBreakTheRecipeThatAcceptsTheModel) {
   for (const Spec& spec : model_specs()) {
-    for (const Planted planted : {Planted::inv_freq_in_dtype, Planted::angle_in_dtype}) {
+    for (const Planted planted : {Planted::inv_freq_in_dtype, Planted::angle_in_dtype, Planted::blend_reversed}) {
+      if (planted == Planted::blend_reversed && spec.scaling.kind != PlanKind::llama3) continue;
       const Sweep result = sweep(spec, spec, planted, 11);
       EXPECT_GT(result.failed, 0u) << spec.canonical() << " planted " << static_cast<int>(planted);
     }
   }
+}
+
+TEST(ModelRotation, TheFloat32Llama3RecipeHoldsItsAnglesTightlyAndTheWrongBlendBreaksIt) {
+  // theta=hf under llama3 in a float32 model, angle by angle: fl(fl(p) theta_f) against p theta'
+  // over positions to 2^31 - 1, for the published models and bases, factors and bands that are not.
+  double worst = 0, worst_smoothed = 0;  // the latter over the pairs the blend smooths
+  for (const char* shape : {"d=128,base=500000,scaling=llama3(factor=8,orig=8192)", "d=64,base=500000,scaling=llama3(factor=32,orig=8192)",
+                            "d=128,base=10000,scaling=llama3(factor=4,orig=4096,low=2,high=8)",
+                            "d=96,base=12345.678,scaling=llama3(factor=7.3,orig=3000,low=1.5,high=5.1)",
+                            "d=256,base=1000000,scaling=llama3(factor=16,orig=16384,low=1,high=32)"}) {
+    const Spec spec = Spec::parse(fmt::format("rope({},layout=half,precision=fp32-angle,theta=hf)", shape));
+    const Reference<FastReal> reference(spec, 1);
+    const float base = static_cast<float>(spec.base.to_double());
+    std::uint64_t reversed_breaks = 0;
+    for (int i = 0; i < spec.d / 2; ++i) {
+      const float inv_freq = 1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(spec.d));
+      const Wide exact = reference.frequencies().inv_freq[static_cast<std::size_t>(i)];
+      const double bound = theta_recipe_error<double>(spec, i);
+      const double wavelength = 2 * M_PI / std::pow(spec.base.to_double(), -2.0 * i / spec.d), orig = static_cast<double>(spec.scaling.orig);
+      const bool smoothed = wavelength > orig / spec.scaling.high.to_double() && wavelength < orig / spec.scaling.low.to_double();
+      for (const std::int64_t p : kPositions) {
+        if (p == 0) continue;
+        const Wide angle = Wide(p) * exact;
+        const auto error_of = [&](Planted planted) {
+          const float formed = static_cast<float>(p) * llama3_inv_freq(spec.scaling, inv_freq, planted);
+          return static_cast<double>(abs(Wide(formed) - angle) / angle);
+        };
+        const double error = error_of(Planted::none);
+        EXPECT_LE(error, bound) << spec.canonical() << " pair " << i << " p " << p;
+        worst = std::max(worst, error / bound);
+        if (smoothed) worst_smoothed = std::max(worst_smoothed, error / bound);
+        reversed_breaks += error_of(Planted::blend_reversed) > bound;
+      }
+    }
+    EXPECT_GT(reversed_breaks, 0u) << spec.canonical();
+  }
+  std::cout << "llama3 float32 angles: worst error / bound " << worst << ", over the smoothed pairs " << worst_smoothed << "\n";
+  EXPECT_GE(worst, 0.1);
+  EXPECT_GE(worst_smoothed, 0.1) << "the blend's bound is tight too";
 }
 
 TEST(ModelRotation, AKernelMorePreciseThanTheModelConformsToo) {

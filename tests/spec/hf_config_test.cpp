@@ -47,11 +47,16 @@ TEST(HfConfig, ADtypeGivesTransformersOwnRecipeInIt) {
   HfConfigOptions fp32 = bf16;
   fp32.dtype = Dtype::fp32;
   EXPECT_EQ(spec_of(config, fp32), "rope(d=128,base=10000,layout=half,scaling=linear(factor=2),precision=fp32-angle,theta=hf)");
-  // A plan whose transformers recipe is no spec yet is refused, naming it, never given another recipe.
+  // llama3's float32 blend is a recipe of its own; a plan whose transformers recipe is no spec yet
+  // is refused, naming it, never given another recipe.
   const char* llama3 = R"({"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,
                            "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                                             "original_max_position_embeddings": 8192, "rope_type": "llama3"}})";
-  EXPECT_NE(refusal_of(llama3, bf16).find("scaling llama3 needs theta=exact"), std::string::npos) << refusal_of(llama3, bf16);
+  EXPECT_EQ(spec_of(llama3, bf16), "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192),dtype=bf16,"
+                                   "precision=fp32-angle,theta=hf,cache=storage,math=storage)");
+  const char* yarn = R"({"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 1000000.0,
+                         "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768, "rope_type": "yarn"}})";
+  EXPECT_NE(refusal_of(yarn, bf16).find("scaling yarn needs theta=exact"), std::string::npos) << refusal_of(yarn, bf16);
   // Without a dtype, the mathematics the config describes.
   EXPECT_EQ(spec_of(config), "rope(d=128,base=10000,layout=half,scaling=linear(factor=2))");
   // ALiBi takes the dtype alone; T5's integer buckets take none.

@@ -46,6 +46,7 @@ const Mutant kMutants[] = {
     {"model-angles-under-autocast", kWrongAngle},
     {"yarn-attention-factor-dropped", kWrongMagnitude},
     {"llama3-smoothing-dropped", kWrongAngle},
+    {"llama3-blend-reversed", kWrongAngle},
     {"dynamic-ntk-on-token-count", kWrongAngle},
     {"mrope-interleaved-as-blocked", kWrongAngle},
     {"alibi-slopes-2pow-8i-over-n", {"numeric"}},
