@@ -81,7 +81,8 @@ TableExponent table_exponent(const Spec& spec, int index);
 //   meta   (modeling_rope_utils _compute_default_rope_parameters) and Meta's llama
 //          precompute_freqs_cis, the same operations: 2k/n rounds, powf, the reciprocal; linear
 //          divides by the factor cast to float32 (inv_freq /= factor), llama3 blends as
-//          llama3_theta_error says; then fl(fl(p) theta_f).
+//          llama3_theta_error says, longrope multiplies the power by its float32 factor before
+//          the reciprocal; then fl(fl(p) theta_f).
 //   ggml   ggml_rope_cache_init: theta_scale = powf(base, -2.0f/n) (e = 2/n), theta starts at
 //          fl(p) and is multiplied by theta_scale once per frequency, rounding each time: k
 //          products; linear multiplies by freq_scale = 1.0f / (float)factor, a reciprocal of a
@@ -185,6 +186,16 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
         const Real blended = llama3_theta_error<Real>(spec, index, inv_freq);
         return position * (1 + blended) * round_if(blended != 0) - 1;
       }
+      if (spec.scaling.kind == PlanKind::longrope) {
+        // _compute_longrope_parameters: 1.0 / (ext_factors * base ** (...)), the factors a float32
+        // tensor: the factor's cast (either list's, whichever the length picks), the product (exact
+        // at k = 0, where the power is 1), the reciprocal (in inv_freq's factor for k > 0).
+        const auto k = static_cast<std::size_t>(index);
+        const bool factors_exact = representable_in_float32(spec.scaling.short_factors.at(k)) &&
+                                   representable_in_float32(spec.scaling.long_factors.at(k));
+        const Real extension = (factors_exact ? Real(1) : 1 / (1 - u)) * round;
+        return position * inv_freq * extension * round - 1;
+      }
       const Real scaled = linear ? inv_freq * factor_in * round : inv_freq;
       return position * scaled * round_if(!unit_theta) - 1;
     }
@@ -256,6 +267,18 @@ template <class Real> Real angle_growth(const Spec& spec, int index) {
 //            error A r (E (1 + p) + p) with E's r-free terms times (1 + p) too, and each product's
 //            underflow eta_c (1 + p) + eta_s. The sum of the two storage values rounds once more,
 //            formed in the compute format where the two differ: final = u_s (+ u_c).
+// Whether cos and sin are multiplied by a float32 attention factor before anything else rounds
+// them: transformers' `cos = emb.cos() * self.attention_scaling` on float32 tensors, under the hf
+// and meta recipes for a plan whose factor is not 1 (LongRoPE's sqrt(1 + ln f / ln L0) past
+// factor 1, or the one the config gives). The factor's cast and the product: two float32
+// roundings of each, whatever the storage dtype.
+inline bool attention_in_float32(const Spec& spec) {
+  if (spec.precision != PrecisionClass::fp32_angle || (spec.theta != ThetaRecipe::hf && spec.theta != ThetaRecipe::meta) ||
+      spec.scaling.kind != PlanKind::longrope)
+    return false;
+  return spec.scaling.attention ? spec.scaling.attention->to_double() != 1.0 : spec.scaling.factor.to_double() > 1.0;
+}
+
 template <class Real>
 RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, const Real& log_xpos, const Real& growth) {
   using std::abs, std::ldexp;
@@ -267,7 +290,8 @@ RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, c
   const Real amplitude_error = (abs(log_xpos) + 4) * ldexp(Real(1), -52);
   const Real u_c(compute.unit), u_s(storage.unit), eta_c(compute.subnormal_spacing), eta_s(storage.subnormal_spacing);
   const Real final = u_s + (widened ? u_c : Real(0));
-  const Real held = angle_error + amplitude_error + ldexp(Real(1), -51) + 2 * u_c + (held_in_storage ? 2 * u_s : Real(0));
+  const Real held = angle_error + amplitude_error + ldexp(Real(1), -51) + 2 * u_c + (held_in_storage ? 2 * u_s : Real(0)) +
+                    (attention_in_float32(spec) ? 2 * ldexp(Real(1), -24) : Real(0));
   const Real held_per_norm = 3 * ldexp(Real(1), -1074) + eta_c + (held_in_storage ? eta_s : Real(0));
   if (spec.math == RoundsIn::compute) return {held + 2 * u_c, held_per_norm, eta_c, final, eta_s, Real(storage.largest)};
   const Real product = u_s + (widened ? u_c * (1 + u_s) : Real(0));

@@ -360,6 +360,8 @@ void longrope_switches_to_long_factors_only_past_the_original_length(const Imple
   Spec twin = without_scaling(spec);
   twin.scaling.kind = PlanKind::custom;
   twin.scaling.factors = long_factors ? plan.long_factors : plan.short_factors;
+  // A custom plan takes the exact float32 recipe alone; each side is held to its own bound.
+  twin.theta = ThetaRecipe::exact;
   const Wide factor = from_decimal<Wide>(plan.factor);
   const Wide attention = plan.attention ? from_decimal<Wide>(*plan.attention)
                          : factor > 1   ? sqrt(1 + log(factor) / log(Wide(plan.orig)))

@@ -28,7 +28,7 @@ RotaryPlan make_rotary_plan(const Spec& spec, std::int64_t sequence_length) {
   plan.attention = static_cast<double>(frequencies.attention * quad_of(spec.amp));
   plan.frequency_count = static_cast<int>(frequencies.theta.size());
   // rope2d's exponent is 4j/d: 2j over each axis's d/2 dims.
-  plan.float32 = float32_theta(spec, frequencies.theta, spec.family == Family::rope2d ? spec.d / 2 : plan.dims);
+  plan.float32 = float32_theta(spec, frequencies.theta, spec.family == Family::rope2d ? spec.d / 2 : plan.dims, sequence_length);
   const Quad scale_base = quad_of(spec.scale_base);
   for (int pair = 0; pair < plan.pairs; ++pair) {
     const PairAxis placement = pair_axis(spec, pair);

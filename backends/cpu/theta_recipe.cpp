@@ -26,7 +26,7 @@ float llama3_theta(const FrequencyPlan& plan, float inv_freq) {
 
 }  // namespace
 
-Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims) {
+Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims, std::int64_t sequence_length) {
   Float32Theta out;
   // Proportional divides as linear does; its still pairs are 0 (exact_theta holds them as 0).
   const bool linear = spec.scaling.kind == PlanKind::linear || spec.scaling.kind == PlanKind::proportional;
@@ -43,10 +43,16 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
     case ThetaRecipe::meta:
       // modeling_rope_utils _compute_default_rope_parameters and llama precompute_freqs_cis:
       // 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim)) in float32; linear then divides
-      // by the factor (inv_freq /= factor), llama3 blends (llama3_theta).
+      // by the factor (inv_freq /= factor), llama3 blends (llama3_theta); longrope multiplies the
+      // power by its float32 factor first (1.0 / (ext_factors * base ** ...)).
       for (std::size_t k = 0; k < exact_theta.size(); ++k) {
         const float exponent = static_cast<float>(2 * k) / static_cast<float>(dims);
-        float theta = 1.0f / std::pow(base, exponent);
+        const float power = std::pow(base, exponent);
+        float theta = 1.0f / power;
+        if (spec.scaling.kind == PlanKind::longrope) {
+          const auto& extensions = sequence_length > spec.scaling.orig ? spec.scaling.long_factors : spec.scaling.short_factors;
+          theta = 1.0f / (static_cast<float>(extensions[k].to_double()) * power);
+        }
         if (linear) theta /= factor;
         if (spec.scaling.kind == PlanKind::llama3) theta = llama3_theta(spec.scaling, theta);
         out.theta.push_back(exact_theta[k] == 0 ? 0.0f : theta);

@@ -2,6 +2,7 @@
 // fp32-angle: theta formed in float32 the way the spec's `theta` recipe says a real kernel forms
 // it (README "theta recipes"); precision/error_model.hpp's theta_recipe_error is the bound each
 // recipe is held to.
+#include <cstdint>
 #include <vector>
 
 #include "backends/cpu/quad.hpp"
@@ -20,10 +21,10 @@ struct Float32Theta {
 };
 
 // `exact_theta` is the plan's binary128 theta_k (the exact recipe rounds it once); `dims` is the
-// d of the exponent 2k/d: d_rot, or d/2 for each axis of rope2d. The hf/meta/ggml recipes are
-// defined for scaling none and linear, and hf and meta also for proportional and llama3 (Spec
-// validation).
-Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims);
+// d of the exponent 2k/d: d_rot, or d/2 for each axis of rope2d; `sequence_length` picks
+// LongRoPE's long or short factors. The hf/meta/ggml recipes are defined for scaling none and
+// linear, and hf and meta also for proportional, llama3 and longrope (Spec validation).
+Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims, std::int64_t sequence_length);
 
 // A sinusoid table's float32 theta_k (held in double) as the spec's `theta` recipe forms it:
 // `exact_theta` rounded once (exact), or exp(m_k * (-ln(base)/D)) in float32 (exp-log: the

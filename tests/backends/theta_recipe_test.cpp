@@ -16,13 +16,13 @@ namespace {
 
 Float32Theta recipe_of(const char* text) {
   const Spec spec = Spec::parse(text);
-  return float32_theta(spec, rotary_frequencies(spec, 1).theta, spec.rotary_dims());
+  return float32_theta(spec, rotary_frequencies(spec, 1).theta, spec.rotary_dims(), 1);
 }
 
 TEST(ThetaRecipe, ExactRoundsTheHighPrecisionThetaOnce) {
   const Spec spec = Spec::parse("rope(d=8,base=500000,precision=fp32-angle)");
   const std::vector<Quad> theta = rotary_frequencies(spec, 1).theta;
-  const Float32Theta recipe = float32_theta(spec, theta, 8);
+  const Float32Theta recipe = float32_theta(spec, theta, 8, 1);
   for (std::size_t k = 0; k < theta.size(); ++k) EXPECT_EQ(recipe.theta[k], static_cast<double>(static_cast<float>(theta[k])));
 }
 

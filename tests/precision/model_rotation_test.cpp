@@ -63,12 +63,23 @@ float llama3_inv_freq(const FrequencyPlan& plan, float inv_freq, Planted planted
 std::vector<float> model_rotation(const Spec& spec, const std::vector<float>& x, std::int64_t p, Planted planted) {
   const int d = spec.d, pairs = d / 2;
   const float base = static_cast<float>(spec.base.to_double());
-  const bool linear = spec.scaling.kind == PlanKind::linear;
-  const float factor = static_cast<float>(spec.scaling.factor.to_double());
+  const FrequencyPlan& plan = spec.scaling;
+  const bool linear = plan.kind == PlanKind::linear;
+  const float factor = static_cast<float>(plan.factor.to_double());
+  // _compute_longrope_parameters: its attention factor in Python floats, its factors a float32
+  // tensor picked by the length (here one past p).
+  const bool longrope = plan.kind == PlanKind::longrope;
+  const double orig = static_cast<double>(plan.orig);
+  const double attention = longrope ? std::sqrt(1 + std::log(plan.factor.to_double()) / std::log(orig)) : 1.0;
   std::vector<float> y(x.size());
   for (int i = 0; i < pairs; ++i) {
-    float inv_freq = 1.0f / std::pow(base, static_cast<float>(2 * i) / static_cast<float>(d));
+    const float power = std::pow(base, static_cast<float>(2 * i) / static_cast<float>(d));
+    float inv_freq = 1.0f / power;
     if (linear) inv_freq /= factor;
+    if (longrope) {
+      const Decimal& extension = (p + 1 > plan.orig ? plan.long_factors : plan.short_factors)[static_cast<std::size_t>(i)];
+      inv_freq = 1.0f / (static_cast<float>(extension.to_double()) * power);
+    }
     if (spec.scaling.kind == PlanKind::llama3) inv_freq = llama3_inv_freq(spec.scaling, inv_freq, planted);
     float angle = 0;
     if (planted == Planted::angle_in_dtype)  // both operands cast to bf16, the product too
@@ -77,7 +88,8 @@ std::vector<float> model_rotation(const Spec& spec, const std::vector<float>& x,
       angle = static_cast<float>(p) * to_dtype(inv_freq, Dtype::bf16);
     else
       angle = static_cast<float>(p) * inv_freq;
-    const float c32 = std::cos(angle), s32 = std::sin(angle);
+    // cos = emb.cos() * attention_scaling, in float32 (times 1.0 is exact).
+    const float c32 = std::cos(angle) * static_cast<float>(attention), s32 = std::sin(angle) * static_cast<float>(attention);
     const float xa = x[static_cast<std::size_t>(i)], xb = x[static_cast<std::size_t>(i + pairs)];
     if (planted == Planted::rotation_in_float) {
       y[static_cast<std::size_t>(i)] = to_dtype(xa * c32 - xb * s32, spec.dtype);
@@ -143,7 +155,9 @@ std::vector<Spec> model_specs() {
                               "d=128,base=10000,scaling=linear(factor=4)", "d=80,base=500000,scaling=linear(factor=7.3)",
                               "d=128,base=500000,scaling=llama3(factor=8,orig=8192)",  // Llama 3.1
                               "d=64,base=500000,scaling=llama3(factor=32,orig=8192)",  // Llama 3.2
-                              "d=96,base=12345.678,scaling=llama3(factor=7.3,orig=3000,low=1.5,high=5.1)"})
+                              "d=96,base=12345.678,scaling=llama3(factor=7.3,orig=3000,low=1.5,high=5.1)",
+                              // Phi-3's short and long factors' shape, at a length of 1000 and past it
+                              "d=8,base=10000,scaling=longrope(factor=32,orig=1000,short=[1,1.05,1.1,1.4],long=[1,2.5,7.3,24.5])"})
       specs.push_back(Spec::parse(fmt::format("rope({},layout=half,dtype={},precision=fp32-angle,theta=hf,cache=storage,math=storage)",
                                               shape, dtype)));
   return specs;
