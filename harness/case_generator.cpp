@@ -276,8 +276,9 @@ Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t reci
     const bool table = cell.family == Family::sinusoidal || cell.family == Family::xl;
     if (is_rotary(cell.family) && (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear))
       spec.theta = static_cast<ThetaRecipe>(recipe % 4);
-    else if (is_rotary(cell.family) && (spec.scaling.kind == PlanKind::llama3 || spec.scaling.kind == PlanKind::longrope))
-      spec.theta = static_cast<ThetaRecipe>(recipe % 3);  // exact, hf, meta: ggml has neither plan
+    else if (is_rotary(cell.family) && (spec.scaling.kind == PlanKind::llama3 || spec.scaling.kind == PlanKind::longrope ||
+                                        spec.scaling.kind == PlanKind::yarn))
+      spec.theta = static_cast<ThetaRecipe>(recipe % 3);  // exact, hf, meta: ggml has none of these plans
     else if (table)
       spec.theta = recipe % 2 == 0 ? ThetaRecipe::exact : ThetaRecipe::exp_log;
     else if (cell.family == Family::alibi)

@@ -81,8 +81,8 @@ TableExponent table_exponent(const Spec& spec, int index);
 //   meta   (modeling_rope_utils _compute_default_rope_parameters) and Meta's llama
 //          precompute_freqs_cis, the same operations: 2k/n rounds, powf, the reciprocal; linear
 //          divides by the factor cast to float32 (inv_freq /= factor), llama3 blends as
-//          llama3_theta_error says, longrope multiplies the power by its float32 factor before
-//          the reciprocal; then fl(fl(p) theta_f).
+//          llama3_theta_error says, yarn as yarn_theta_error says, longrope multiplies the
+//          power by its float32 factor before the reciprocal; then fl(fl(p) theta_f).
 //   ggml   ggml_rope_cache_init: theta_scale = powf(base, -2.0f/n) (e = 2/n), theta starts at
 //          fl(p) and is multiplied by theta_scale once per frequency, rounding each time: k
 //          products; linear multiplies by freq_scale = 1.0f / (float)factor, a reciprocal of a
@@ -153,6 +153,78 @@ template <class Real> Real llama3_theta_error(const Spec& spec, int index, const
   return worst / exact;
 }
 
+// yarn under hf and meta: the relative error of the float32 frequency _compute_yarn_parameters
+// forms from pos = powf(base, 2k/n), within the factor `inv` of 1/theta once inverted (inv_freq's
+// factor), against the plan's exact frequency. In float32: the extrapolated 1/pos, the
+// interpolated 1/(factor pos), the ramp r = clamp((k - low)/(high - low), 0, 1) from ends formed
+// in Python floats (floored and ceiled unless truncate=false, then cast to float32), ext = 1 - r
+// and the blend interpolated (1 - ext) + extrapolated ext, each operation one rounding. Where an
+// end lies within the double computation's error (2^-40 relative, far above its own) of an
+// integer, floor or ceil may go either way: every end the recipe can take is bounded, and the
+// largest counts. A ramp value clamped whatever its rounding is exact, and so is 1 - r there.
+template <class Real> Real yarn_theta_error(const Spec& spec, int index, const Real& inv) {
+  using std::abs, std::ceil, std::floor, std::ldexp, std::log, std::max, std::min, std::pow;
+  const FrequencyPlan& plan = spec.scaling;
+  const int dims = spec.rotary_dims();
+  const Real u = ldexp(Real(1), -24);
+  const Real cast = (1 + u) * (1 + ldexp(Real(1), -53)) - 1;
+  const Real base(spec.base.to_double()), factor(plan.factor.to_double()), orig(static_cast<double>(plan.orig));
+  const Real theta = pow(base, -Real(2 * index) / Real(dims)), interpolated = theta / factor;
+  const auto correction = [&](const Decimal& beta) {
+    return Real(dims) * log(orig / (Real(beta.to_double()) * boost::math::constants::two_pi<Real>())) / (2 * log(base));
+  };
+  const Real low_value = correction(plan.beta_fast), high_value = correction(plan.beta_slow);
+  const Real window = ldexp(Real(1), -40);
+  // The ends the recipe may take, and the ones the plan takes (the first of each).
+  const auto ends_of = [&](const Real& value, bool up) {
+    const Real spread = window * abs(value);
+    std::vector<Real> ends;
+    for (const Real& v : {value, value - spread, value + spread}) {
+      const Real end = plan.truncate ? (up ? ceil(v) : floor(v)) : v;
+      if (std::find(ends.begin(), ends.end(), end) == ends.end()) ends.push_back(end);
+    }
+    return ends;
+  };
+  const auto share = [&](Real low, Real high, Real& unclamped) {  // the ramp r of pair `index`
+    low = max(low, Real(0));
+    high = min(high, Real(dims - 1));
+    if (low == high) high += Real(0.001);
+    unclamped = (Real(index) - low) / (high - low);
+    return std::pair{low, high};
+  };
+  const Real factor_in = representable_in_float32(plan.factor) ? Real(1) : 1 / (1 - u);
+  const Real e_extrapolated = inv - 1;
+  const Real e_interpolated = (index == 0 ? Real(1) : inv) * (1 + u) * factor_in - 1;
+  const Real extrapolated_rounding = (1 + e_extrapolated) * (1 + u), interpolated_rounding = (1 + e_interpolated) * (1 + u);
+
+  Real plan_unclamped = 0;
+  share(ends_of(low_value, false).front(), ends_of(high_value, true).front(), plan_unclamped);
+  const Real plan_ramp = std::clamp(plan_unclamped, Real(0), Real(1));
+  const Real exact = interpolated * plan_ramp + theta * (1 - plan_ramp);
+  Real worst = 0;
+  for (const Real& low_end : ends_of(low_value, false))
+    for (const Real& high_end : ends_of(high_value, true)) {
+      Real unclamped = 0;
+      const auto [low, high] = share(low_end, high_end, unclamped);
+      const Real ramp = std::clamp(unclamped, Real(0), Real(1));
+      const Real value = interpolated * ramp + theta * (1 - ramp);
+      // r in float32: k - f32(low), over f32(high - low), each cast exact where it holds an integer.
+      const bool integral = plan.truncate && floor(low) == low && floor(high) == high;
+      const Real e_low = integral ? Real(0) : cast, e_width = integral ? Real(0) : cast;
+      const Real numerator_error = abs(low) * e_low * (1 + u) + u * abs(Real(index) - low);
+      Real ramp_error = numerator_error / (high - low) * (1 + u) / (1 - e_width) + abs(unclamped) * ((1 + u) / (1 - e_width) - 1);
+      const bool clamped = unclamped + ramp_error < 0 || unclamped - ramp_error > 1;
+      if (clamped) ramp_error = 0;
+      const Real extrapolation_error = clamped ? Real(0) : ramp_error + u * (abs(1 - ramp) + ramp_error);
+      const Real share_error = clamped ? Real(0) : extrapolation_error + u * (abs(ramp) + extrapolation_error);
+      const Real blend_error = interpolated * (share_error * interpolated_rounding + ramp * (interpolated_rounding - 1)) +
+                               theta * (extrapolation_error * extrapolated_rounding + (1 - ramp) * (extrapolated_rounding - 1));
+      worst = max(worst, abs(value - exact) + blend_error + u * (value + blend_error));
+    }
+  // 0.001 as a double where the plan's is a decimal: 2^-60 of theta covers the difference.
+  return worst / exact + ldexp(Real(1), -60);
+}
+
 template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   using std::abs, std::exp, std::ldexp, std::log, std::pow;
   const Real u = ldexp(Real(1), -24);
@@ -186,6 +258,7 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
         const Real blended = llama3_theta_error<Real>(spec, index, inv_freq);
         return position * (1 + blended) * round_if(blended != 0) - 1;
       }
+      if (spec.scaling.kind == PlanKind::yarn) return position * (1 + yarn_theta_error<Real>(spec, index, inv_freq)) * round - 1;
       if (spec.scaling.kind == PlanKind::longrope) {
         // _compute_longrope_parameters: 1.0 / (ext_factors * base ** (...)), the factors a float32
         // tensor: the factor's cast (either list's, whichever the length picks), the product (exact
@@ -269,14 +342,18 @@ template <class Real> Real angle_growth(const Spec& spec, int index) {
 //            formed in the compute format where the two differ: final = u_s (+ u_c).
 // Whether cos and sin are multiplied by a float32 attention factor before anything else rounds
 // them: transformers' `cos = emb.cos() * self.attention_scaling` on float32 tensors, under the hf
-// and meta recipes for a plan whose factor is not 1 (LongRoPE's sqrt(1 + ln f / ln L0) past
-// factor 1, or the one the config gives). The factor's cast and the product: two float32
+// and meta recipes for a plan whose factor is not 1 (LongRoPE's sqrt(1 + ln f / ln L0) and YaRN's
+// mscale past factor 1, or the one the config gives). The factor's cast and the product: two float32
 // roundings of each, whatever the storage dtype.
 inline bool attention_in_float32(const Spec& spec) {
+  const FrequencyPlan& plan = spec.scaling;
   if (spec.precision != PrecisionClass::fp32_angle || (spec.theta != ThetaRecipe::hf && spec.theta != ThetaRecipe::meta) ||
-      spec.scaling.kind != PlanKind::longrope)
+      (plan.kind != PlanKind::longrope && plan.kind != PlanKind::yarn))
     return false;
-  return spec.scaling.attention ? spec.scaling.attention->to_double() != 1.0 : spec.scaling.factor.to_double() > 1.0;
+  if (plan.attention) return plan.attention->to_double() != 1.0;
+  // YaRN's get_mscale(f, mscale) / get_mscale(f, mscale_all_dim) is exactly 1 where the two agree.
+  if (plan.kind == PlanKind::yarn && plan.mscale && plan.mscale_all_dim && *plan.mscale == *plan.mscale_all_dim) return false;
+  return plan.factor.to_double() > 1.0;
 }
 
 template <class Real>

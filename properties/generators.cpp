@@ -256,7 +256,7 @@ void draw_float32_recipe(Spec& spec) {
     default:
       if (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear)
         spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta, ThetaRecipe::ggml);
-      else if (spec.scaling.kind == PlanKind::llama3 || spec.scaling.kind == PlanKind::longrope)
+      else if (spec.scaling.kind == PlanKind::llama3 || spec.scaling.kind == PlanKind::longrope || spec.scaling.kind == PlanKind::yarn)
         spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta);
   }
 }

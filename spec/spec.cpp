@@ -466,19 +466,20 @@ void validate(const Spec& spec) {
       invalid(spec, fmt::format("theta={} says how a float32 angle is formed; it needs precision=fp32-angle, found {}",
                                 name_of(spec.theta), name_of(spec.precision)));
     // The recipes' bounds follow each library's default and linear frequencies (proportional is
-    // linear's on its rotating pairs, and 0 on the others), and llama3's blend and LongRoPE's
-    // factors as transformers (and, for llama3, Meta) form them in float32; the other plans blend
-    // or rescale in ways each library does differently, and have no recipe yet.
+    // linear's on its rotating pairs, and 0 on the others), and llama3's and YaRN's blends and
+    // LongRoPE's factors as transformers (and, for llama3, Meta) form them in float32; dynamic
+    // and custom have no recipe yet.
     const PlanKind plan = spec.scaling.kind;
     // ggml's running product reaches every pair; it has no frequency 0.
     if (plan == PlanKind::proportional && spec.theta == ThetaRecipe::ggml)
       invalid(spec, "theta=ggml multiplies a running product into every pair and has no zero frequency; scaling "
                     "proportional takes theta=exact, hf or meta");
     const bool hf_or_meta = spec.theta == ThetaRecipe::hf || spec.theta == ThetaRecipe::meta;
-    const bool hf_plan = plan == PlanKind::proportional || plan == PlanKind::llama3 || plan == PlanKind::longrope;
+    const bool hf_plan = plan == PlanKind::proportional || plan == PlanKind::llama3 || plan == PlanKind::longrope ||
+                         plan == PlanKind::yarn;
     if (plan != PlanKind::none && plan != PlanKind::linear && !(hf_or_meta && hf_plan))
       invalid(spec, fmt::format("theta={} is defined for scaling none and linear (hf and meta also proportional, "
-                                "llama3 and longrope); scaling {} needs theta=exact",
+                                "llama3, yarn and longrope); scaling {} needs theta=exact",
                                 name_of(spec.theta), name_of(spec.scaling.kind)));
     // Each family's recipes are the ones its libraries use: rotary kernels form theta by pow or
     // ggml's running product, sinusoid tables by exp of a multiple of -ln(base)/m.

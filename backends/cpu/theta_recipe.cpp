@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 namespace peconform::cpu {
 
@@ -24,6 +25,38 @@ float llama3_theta(const FrequencyPlan& plan, float inv_freq) {
   return medium ? smoothed : llama;
 }
 
+// YaRN's ramp ends as _compute_yarn_parameters forms them, in Python floats: the correction
+// dimension dim * ln(L0 / (beta * 2 * pi)) / (2 ln base) of beta_fast and beta_slow, floored and
+// ceiled unless truncate=false, clamped to [0, dim - 1], and 0.001 apart at least.
+std::pair<double, double> yarn_ramp_ends(const Spec& spec, int dims) {
+  const FrequencyPlan& plan = spec.scaling;
+  const double base = spec.base.to_double(), orig = static_cast<double>(plan.orig);
+  const auto correction = [&](double rotations) {
+    return (dims * std::log(orig / (rotations * 2 * std::numbers::pi))) / (2 * std::log(base));
+  };
+  double low = correction(plan.beta_fast.to_double()), high = correction(plan.beta_slow.to_double());
+  if (plan.truncate) {
+    low = std::floor(low);
+    high = std::ceil(high);
+  }
+  low = std::max(low, 0.0);
+  high = std::min(high, static_cast<double>(dims - 1));
+  if (low == high) high += 0.001;
+  return {low, high};
+}
+
+// YaRN's frequency k in float32: pos_freqs = base ** (2k/dim); the extrapolated 1 / pos_freqs and
+// the interpolated 1 / (factor * pos_freqs) blended by ext = 1 - clamp((k - low) / (high - low),
+// 0, 1): interpolated * (1 - ext) + extrapolated * ext, every operation a float32 rounding.
+float yarn_theta(const Spec& spec, std::pair<double, double> ends, float power, int k) {
+  const float factor = static_cast<float>(spec.scaling.factor.to_double());
+  const float extrapolated = 1.0f / power, interpolated = 1.0f / (factor * power);
+  const float ramp = std::clamp((static_cast<float>(k) - static_cast<float>(ends.first)) / static_cast<float>(ends.second - ends.first),
+                                0.0f, 1.0f);
+  const float extrapolation = 1.0f - ramp;
+  return interpolated * (1.0f - extrapolation) + extrapolated * extrapolation;
+}
+
 }  // namespace
 
 Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims, std::int64_t sequence_length) {
@@ -43,12 +76,13 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
     case ThetaRecipe::meta:
       // modeling_rope_utils _compute_default_rope_parameters and llama precompute_freqs_cis:
       // 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim)) in float32; linear then divides
-      // by the factor (inv_freq /= factor), llama3 blends (llama3_theta); longrope multiplies the
-      // power by its float32 factor first (1.0 / (ext_factors * base ** ...)).
+      // by the factor (inv_freq /= factor), llama3 blends (llama3_theta), yarn blends (yarn_theta);
+      // longrope multiplies the power by its float32 factor first (1.0 / (ext_factors * base ** ...)).
       for (std::size_t k = 0; k < exact_theta.size(); ++k) {
         const float exponent = static_cast<float>(2 * k) / static_cast<float>(dims);
         const float power = std::pow(base, exponent);
         float theta = 1.0f / power;
+        if (spec.scaling.kind == PlanKind::yarn) theta = yarn_theta(spec, yarn_ramp_ends(spec, dims), power, static_cast<int>(k));
         if (spec.scaling.kind == PlanKind::longrope) {
           const auto& extensions = sequence_length > spec.scaling.orig ? spec.scaling.long_factors : spec.scaling.short_factors;
           theta = 1.0f / (static_cast<float>(extensions[k].to_double()) * power);

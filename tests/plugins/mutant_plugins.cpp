@@ -795,7 +795,7 @@ const pec_kernel kKernels[] = {
            model_angles_under_autocast, run_abi_call),
     // Frequency plans.
     MUTANT("yarn-attention-factor-dropped",
-           "rope(layout=*,rot_at=*,dtype=*,precision=*," ROPE_FREE ","
+           "rope(layout=*,rot_at=*,dtype=*,precision=*,theta=*,cache=*,math=*," ROPE_FREE ","
            "scaling=yarn(factor=4,orig=4096)|yarn(factor=8,orig=8192)|yarn(factor=16,orig=4096,beta_fast=32,beta_slow=2))",
            kEvery, yarn_attention_factor_dropped, run_abi_call),
     MUTANT("llama3-smoothing-dropped",

@@ -4,6 +4,8 @@
 //   inv_freq = 1.0 / base ** (arange(0, d, 2).float() / d)      float32 pow and reciprocal
 //   inv_freq /= factor                                           linear plan, float32
 //   wavelen = 2 * math.pi / inv_freq, ... (llama3 blend)         llama3 plan, float32 (below)
+//   yarn's ramp and blend, longrope's factors                    float32 (below)
+//   cos = emb.cos() * attention_scaling                          float32
 //   freqs = inv_freq @ position_ids.float()                      one float32 product
 //   cos, sin = emb.cos(), emb.sin(), then .to(x.dtype)           float32, rounded to bf16/fp16
 //   q * cos + rotate_half(q) * sin                               each product and the sum rounded
@@ -42,7 +44,8 @@ enum class Planted {
   inv_freq_in_dtype,  // model.to(bf16) casts the inv_freq buffer (transformers #25681, gpt-neox #1003)
   angle_in_dtype,     // inv_freq @ position_ids under bf16 autocast (transformers #29285)
   rotation_in_float,  // cos/sin and the rotation kept in float32 (a kernel more precise than the model)
-  blend_reversed      // llama3's smoothing written the wrong way round: s theta / f + (1 - s) theta
+  blend_reversed,     // llama3's smoothing written the wrong way round: s theta / f + (1 - s) theta
+  attention_dropped   // yarn's or longrope's attention factor left out of cos and sin (vllm #48623)
 };
 
 // _compute_llama3_parameters on one float32 inv_freq. A Python number meets a float32 tensor cast
@@ -59,6 +62,33 @@ float llama3_inv_freq(const FrequencyPlan& plan, float inv_freq, Planted planted
   return !short_wave && !long_wave ? smoothed : llama;
 }
 
+// _compute_yarn_parameters on one pair: the ramp's ends in Python floats, the blend in float32.
+float yarn_inv_freq(const Spec& spec, float power, int pair) {
+  const FrequencyPlan& plan = spec.scaling;
+  const int d = spec.rotary_dims();
+  const double base = spec.base.to_double(), orig = static_cast<double>(plan.orig);
+  const auto correction_dim = [&](double rotations) { return (d * std::log(orig / (rotations * 2 * M_PI))) / (2 * std::log(base)); };
+  double low = correction_dim(plan.beta_fast.to_double()), high = correction_dim(plan.beta_slow.to_double());
+  if (plan.truncate) low = std::floor(low), high = std::ceil(high);
+  low = std::max(low, 0.0), high = std::min(high, d - 1.0);
+  if (low == high) high += 0.001;
+  const float factor = static_cast<float>(plan.factor.to_double());
+  const float ramp = std::clamp((static_cast<float>(pair) - static_cast<float>(low)) / static_cast<float>(high - low), 0.0f, 1.0f);
+  const float extrapolation_factor = 1.0f - ramp;
+  return (1.0f / (factor * power)) * (1.0f - extrapolation_factor) + (1.0f / power) * extrapolation_factor;
+}
+
+// The attention factor transformers multiplies into cos and sin, in Python floats.
+double attention_scaling(const FrequencyPlan& plan) {
+  const double factor = plan.factor.to_double();
+  const auto get_mscale = [&](double mscale) { return factor <= 1 ? 1.0 : 0.1 * mscale * std::log(factor) + 1.0; };
+  if (plan.attention) return plan.attention->to_double();
+  if (plan.kind == PlanKind::longrope) return factor <= 1 ? 1.0 : std::sqrt(1 + std::log(factor) / std::log(static_cast<double>(plan.orig)));
+  if (plan.kind != PlanKind::yarn) return 1.0;
+  if (plan.mscale && plan.mscale_all_dim) return get_mscale(plan.mscale->to_double()) / get_mscale(plan.mscale_all_dim->to_double());
+  return get_mscale(1.0);
+}
+
 // The module's output for one head `x` (values of the dtype) at position p, half layout.
 std::vector<float> model_rotation(const Spec& spec, const std::vector<float>& x, std::int64_t p, Planted planted) {
   const int d = spec.d, pairs = d / 2;
@@ -66,16 +96,15 @@ std::vector<float> model_rotation(const Spec& spec, const std::vector<float>& x,
   const FrequencyPlan& plan = spec.scaling;
   const bool linear = plan.kind == PlanKind::linear;
   const float factor = static_cast<float>(plan.factor.to_double());
-  // _compute_longrope_parameters: its attention factor in Python floats, its factors a float32
-  // tensor picked by the length (here one past p).
+  // _compute_longrope_parameters: its factors a float32 tensor picked by the length (here one past p).
   const bool longrope = plan.kind == PlanKind::longrope;
-  const double orig = static_cast<double>(plan.orig);
-  const double attention = longrope ? std::sqrt(1 + std::log(plan.factor.to_double()) / std::log(orig)) : 1.0;
+  const double attention = planted == Planted::attention_dropped ? 1.0 : attention_scaling(plan);
   std::vector<float> y(x.size());
   for (int i = 0; i < pairs; ++i) {
     const float power = std::pow(base, static_cast<float>(2 * i) / static_cast<float>(d));
     float inv_freq = 1.0f / power;
     if (linear) inv_freq /= factor;
+    if (plan.kind == PlanKind::yarn) inv_freq = yarn_inv_freq(spec, power, i);
     if (longrope) {
       const Decimal& extension = (p + 1 > plan.orig ? plan.long_factors : plan.short_factors)[static_cast<std::size_t>(i)];
       inv_freq = 1.0f / (static_cast<float>(extension.to_double()) * power);
@@ -157,7 +186,10 @@ std::vector<Spec> model_specs() {
                               "d=64,base=500000,scaling=llama3(factor=32,orig=8192)",  // Llama 3.2
                               "d=96,base=12345.678,scaling=llama3(factor=7.3,orig=3000,low=1.5,high=5.1)",
                               // Phi-3's short and long factors' shape, at a length of 1000 and past it
-                              "d=8,base=10000,scaling=longrope(factor=32,orig=1000,short=[1,1.05,1.1,1.4],long=[1,2.5,7.3,24.5])"})
+                              "d=8,base=10000,scaling=longrope(factor=32,orig=1000,short=[1,1.05,1.1,1.4],long=[1,2.5,7.3,24.5])",
+                              "d=128,base=1000000,scaling=yarn(factor=4,orig=32768)",  // Qwen2.5
+                              "d=64,base=150000,scaling=yarn(factor=32,orig=4096,truncate=false)",  // gpt-oss
+                              "d=64,base=10000,scaling=yarn(factor=40,orig=4096,mscale=0.707,mscale_all_dim=1)"})
       specs.push_back(Spec::parse(fmt::format("rope({},layout=half,dtype={},precision=fp32-angle,theta=hf,cache=storage,math=storage)",
                                               shape, dtype)));
   return specs;
@@ -190,8 +222,9 @@ TEST(ModelRotation, WithoutTheKeysTheSameCorrectRotationFails) {
 
 TEST(ModelRotation, TheRealBugsBreakTheRecipeThatAcceptsTheModel) {
   for (const Spec& spec : model_specs()) {
-    for (const Planted planted : {Planted::inv_freq_in_dtype, Planted::angle_in_dtype, Planted::blend_reversed}) {
+    for (const Planted planted : {Planted::inv_freq_in_dtype, Planted::angle_in_dtype, Planted::blend_reversed, Planted::attention_dropped}) {
       if (planted == Planted::blend_reversed && spec.scaling.kind != PlanKind::llama3) continue;
+      if (planted == Planted::attention_dropped && attention_scaling(spec.scaling) == 1.0) continue;
       const Sweep result = sweep(spec, spec, planted, 11);
       EXPECT_GT(result.failed, 0u) << spec.canonical() << " planted " << static_cast<int>(planted);
     }

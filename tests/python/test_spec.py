@@ -60,10 +60,10 @@ def test_hf_config_with_a_dtype_is_transformers_own_recipe_in_it():
     with pytest.raises(peconform.SpecError, match="float16"):
         peconform.Spec.from_hf_config(MISTRAL, dtype="float16")
     assert peconform.Spec.from_hf_config(LLAMA3, dtype="bf16").theta == "hf"
-    # yarn's float32 recipe is not a spec yet: refused with that reason, not given another.
-    yarn = dict(MISTRAL, rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096})
-    with pytest.raises(peconform.SpecError, match="scaling yarn needs theta=exact"):
-        peconform.Spec.from_hf_config(yarn, dtype="bf16")
+    # dynamic NTK's float32 recipe is not a spec yet: refused with that reason, not given another.
+    dynamic = dict(MISTRAL, max_position_embeddings=4096, rope_scaling={"rope_type": "dynamic", "factor": 2.0})
+    with pytest.raises(peconform.SpecError, match="scaling dynamic needs theta=exact"):
+        peconform.Spec.from_hf_config(dynamic, dtype="bf16")
 
 
 def test_list_families_is_the_cli_order():

@@ -54,9 +54,9 @@ TEST(HfConfig, ADtypeGivesTransformersOwnRecipeInIt) {
                                             "original_max_position_embeddings": 8192, "rope_type": "llama3"}})";
   EXPECT_EQ(spec_of(llama3, bf16), "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192),dtype=bf16,"
                                    "precision=fp32-angle,theta=hf,cache=storage,math=storage)");
-  const char* yarn = R"({"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 1000000.0,
-                         "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768, "rope_type": "yarn"}})";
-  EXPECT_NE(refusal_of(yarn, bf16).find("scaling yarn needs theta=exact"), std::string::npos) << refusal_of(yarn, bf16);
+  const char* dynamic = R"({"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000.0,
+                            "max_position_embeddings": 4096, "rope_scaling": {"factor": 2.0, "rope_type": "dynamic"}})";
+  EXPECT_NE(refusal_of(dynamic, bf16).find("scaling dynamic needs theta=exact"), std::string::npos) << refusal_of(dynamic, bf16);
   // Without a dtype, the mathematics the config describes.
   EXPECT_EQ(spec_of(config), "rope(d=128,base=10000,layout=half,scaling=linear(factor=2))");
   // ALiBi takes the dtype alone; T5's integer buckets take none.

@@ -58,7 +58,7 @@ class PrecisionColumn:
         keys = self.keys
         # Hugging Face's float32 theta recipe is defined for these plans (README, `theta`);
         # for the others the fp32-angle bound assumes a correctly rounded float32 theta.
-        if "theta=hf" in keys and plan not in ("none", "linear", "proportional", "llama3", "longrope"):
+        if "theta=hf" in keys and plan not in ("none", "linear", "proportional", "llama3", "yarn", "longrope"):
             keys = keys.replace("theta=hf", "theta=exact")
         return canonical[:-1] + "," + keys + ")"
 
@@ -66,10 +66,10 @@ class PrecisionColumn:
 COLUMNS = [
     PrecisionColumn("fp32-angle", "precision=fp32-angle,theta=hf", "torch",
                     "transformers' own recipe in a float32 model: theta and the angle in float32, theta as "
-                    "transformers forms it (theta=hf) for plans none, linear, proportional, llama3 and longrope; the "
-                    "other plans (yarn, dynamic) have no such recipe yet, so they are held to a correctly "
-                    "rounded float32 theta, which transformers' float32 pow and blending do not give: a failure "
-                    "there measures that gap, not a bug"),
+                    "transformers forms it (theta=hf) for plans none, linear, proportional, llama3, yarn and "
+                    "longrope; dynamic has no such recipe yet, so it is held to a correctly rounded float32 "
+                    "theta, which transformers' float32 pow does not give: a failure there measures that gap, "
+                    "not a bug (no model of the matrix uses dynamic)"),
     PrecisionColumn("bf16 (transformers' recipe)", "dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage",
                     "torch",
                     "transformers' own recipe in a bf16 model: theta and the angle in float32, cos and sin cast to "
