@@ -66,34 +66,6 @@ struct TableExponent {
 };
 TableExponent table_exponent(const Spec& spec, int index);
 
-// The relative error of a float32 angle as the spec's `theta` recipe forms it, for frequency
-// `index` (k in theta_k = base^(-2k/n), n = d_rot, or d/2 for each axis of rope2d; linear
-// divides by the factor), derived from the operations the recipe performs. A rounding to
-// binary32 is a factor (1 + d) with |d| <= u = 2^-24; a value rounded on the way in and then
-// divided by is a factor 1/(1 - u); powf is charged one ulp, 2u (glibc's is within 0.82 ulp,
-// SLEEF's u10 and CUDA's within 1); an exponent e_f = e (1 + d_e) and a base b_f = b (1 + d_b)
-// move b^e by the factor exp(psi), psi = e (d_e (|ln b| + l_b) + l_b) with l_b = |ln(1 + d_b)|
-// <= u/(1 - u). A rounding that cannot happen is not charged: a base or factor float32 holds
-// (representable_in_float32), an exponent 2k/n that float32 holds, pow(b, 0) = 1, the
-// reciprocal of 1, a product by theta = 1. The position p is charged u (fl(p) rounds from 2^24).
-//   exact  theta correctly rounded once (not theta_0 = 1 without a plan), then fl(fl(p) theta_f).
-//   hf     Hugging Face's inv_freq = 1.0 / base ** (arange(0, n, 2).float() / n) in float32
-//   meta   (modeling_rope_utils _compute_default_rope_parameters) and Meta's llama
-//          precompute_freqs_cis, the same operations: 2k/n rounds, powf, the reciprocal; linear
-//          divides by the factor cast to float32 (inv_freq /= factor), llama3 blends as
-//          llama3_theta_error says, yarn as yarn_theta_error says, longrope multiplies the
-//          power by its float32 factor before the reciprocal; then fl(fl(p) theta_f).
-//   ggml   ggml_rope_cache_init: theta_scale = powf(base, -2.0f/n) (e = 2/n), theta starts at
-//          fl(p) and is multiplied by theta_scale once per frequency, rounding each time: k
-//          products; linear multiplies by freq_scale = 1.0f / (float)factor, a reciprocal of a
-//          rounded factor, and rounds the product.
-//   exp-log  sinusoid tables as the PyTorch tutorial, fairseq and tensor2tensor build them:
-//          theta_k = exp(m_k c) with c = -ln(base)/D computed in double and cast to float32
-//          (table_exponent gives m_k and D), the product m_k c_f rounded (exact where m_k is 0
-//          or a power of two), expf charged one ulp (exp(0) = 1 exactly); then fl(fl(p) theta_f).
-//          c_f = c (1 + g): ln of the double base within 2^-52 relative and 2^-53 absolute (the
-//          decimal's rounding to double), the division 2^-53, the cast u; the exponent
-//          x = m_k c is then off by |x| ((1 + g)(1 + d_m) - 1), which moves theta by exp of that.
 // llama3 under hf and meta: the relative error of the float32 frequency that transformers'
 // _compute_llama3_parameters (and Meta's apply_scaling, the same float32 operations) forms from
 // an inv_freq within the factor `inv` of theta = base^(-2k/n), against the plan's exact frequency
@@ -225,6 +197,34 @@ template <class Real> Real yarn_theta_error(const Spec& spec, int index, const R
   return worst / exact + ldexp(Real(1), -60);
 }
 
+// The relative error of a float32 angle as the spec's `theta` recipe forms it, for frequency
+// `index` (k in theta_k = base^(-2k/n), n = d_rot, or d/2 for each axis of rope2d; linear
+// divides by the factor), derived from the operations the recipe performs. A rounding to
+// binary32 is a factor (1 + d) with |d| <= u = 2^-24; a value rounded on the way in and then
+// divided by is a factor 1/(1 - u); powf is charged one ulp, 2u (glibc's is within 0.82 ulp,
+// SLEEF's u10 and CUDA's within 1); an exponent e_f = e (1 + d_e) and a base b_f = b (1 + d_b)
+// move b^e by the factor exp(psi), psi = e (d_e (|ln b| + l_b) + l_b) with l_b = |ln(1 + d_b)|
+// <= u/(1 - u). A rounding that cannot happen is not charged: a base or factor float32 holds
+// (representable_in_float32), an exponent 2k/n that float32 holds, pow(b, 0) = 1, the
+// reciprocal of 1, a product by theta = 1. The position p is charged u (fl(p) rounds from 2^24).
+//   exact  theta correctly rounded once (not theta_0 = 1 without a plan), then fl(fl(p) theta_f).
+//   hf     Hugging Face's inv_freq = 1.0 / base ** (arange(0, n, 2).float() / n) in float32
+//   meta   (modeling_rope_utils _compute_default_rope_parameters) and Meta's llama
+//          precompute_freqs_cis, the same operations: 2k/n rounds, powf, the reciprocal; linear
+//          divides by the factor cast to float32 (inv_freq /= factor), llama3 blends as
+//          llama3_theta_error says, yarn as yarn_theta_error says, longrope multiplies the
+//          power by its float32 factor before the reciprocal; then fl(fl(p) theta_f).
+//   ggml   ggml_rope_cache_init: theta_scale = powf(base, -2.0f/n) (e = 2/n), theta starts at
+//          fl(p) and is multiplied by theta_scale once per frequency, rounding each time: k
+//          products; linear multiplies by freq_scale = 1.0f / (float)factor, a reciprocal of a
+//          rounded factor, and rounds the product.
+//   exp-log  sinusoid tables as the PyTorch tutorial, fairseq and tensor2tensor build them:
+//          theta_k = exp(m_k c) with c = -ln(base)/D computed in double and cast to float32
+//          (table_exponent gives m_k and D), the product m_k c_f rounded (exact where m_k is 0
+//          or a power of two), expf charged one ulp (exp(0) = 1 exactly); then fl(fl(p) theta_f).
+//          c_f = c (1 + g): ln of the double base within 2^-52 relative and 2^-53 absolute (the
+//          decimal's rounding to double), the division 2^-53, the cast u; the exponent
+//          x = m_k c is then off by |x| ((1 + g)(1 + d_m) - 1), which moves theta by exp of that.
 template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   using std::abs, std::exp, std::ldexp, std::log, std::pow;
   const Real u = ldexp(Real(1), -24);
@@ -326,20 +326,6 @@ template <class Real> Real angle_growth(const Spec& spec, int index) {
   return spec.precision == PrecisionClass::fp32_angle ? theta_recipe_error<Real>(spec, index) : ldexp(Real(1), -100);
 }
 
-// `angle` is |p theta| before the sign; `log_xpos` is ln of the xPos factor (0 for others);
-// `growth` is the pair's angle_growth.
-//
-// The held cos/sin vector H is within A E (+ r-free absolute terms) of A (cos phi, sin phi), with
-// E = d_phi + d_A + 2^-51 + 2 u_c [+ 2 u_s under cache=storage or lowp-cache]. The products then
-// round (math=):
-//   compute  a c and b s each round in the compute format: r |H| u_c <= A r u_c (1 + E), charged
-//            u_c plus u_c for the second order (E <= 1 wherever the bound constrains); the sum
-//            rounds in the compute format and is stored: final = u_s (+ u_c).
-//   storage  each product rounds into the storage dtype, through the compute format where the two
-//            differ (a float32 cos times a bf16 x): p = u_s + u_c (1 + u_s), or u_s alone; the
-//            error A r (E (1 + p) + p) with E's r-free terms times (1 + p) too, and each product's
-//            underflow eta_c (1 + p) + eta_s. The sum of the two storage values rounds once more,
-//            formed in the compute format where the two differ: final = u_s (+ u_c).
 // Whether cos and sin are multiplied by a float32 attention factor before anything else rounds
 // them: transformers' `cos = emb.cos() * self.attention_scaling` on float32 tensors, under the hf
 // and meta recipes for a plan whose factor is not 1 (LongRoPE's sqrt(1 + ln f / ln L0) and YaRN's
@@ -356,6 +342,20 @@ inline bool attention_in_float32(const Spec& spec) {
   return plan.factor.to_double() > 1.0;
 }
 
+// `angle` is |p theta| before the sign; `log_xpos` is ln of the xPos factor (0 for others);
+// `growth` is the pair's angle_growth.
+//
+// The held cos/sin vector H is within A E (+ r-free absolute terms) of A (cos phi, sin phi), with
+// E = d_phi + d_A + 2^-51 + 2 u_c [+ 2 u_s under cache=storage or lowp-cache] [+ 2^-23 where
+// attention_in_float32]. The products then round (math=):
+//   compute  a c and b s each round in the compute format: r |H| u_c <= A r u_c (1 + E), charged
+//            u_c plus u_c for the second order (E <= 1 wherever the bound constrains); the sum
+//            rounds in the compute format and is stored: final = u_s (+ u_c).
+//   storage  each product rounds into the storage dtype, through the compute format where the two
+//            differ (a float32 cos times a bf16 x): p = u_s + u_c (1 + u_s), or u_s alone; the
+//            error A r (E (1 + p) + p) with E's r-free terms times (1 + p) too, and each product's
+//            underflow eta_c (1 + p) + eta_s. The sum of the two storage values rounds once more,
+//            formed in the compute format where the two differ: final = u_s (+ u_c).
 template <class Real>
 RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, const Real& log_xpos, const Real& growth) {
   using std::abs, std::ldexp;
