@@ -212,7 +212,7 @@ namespace {
 // the campaign. --spec fixes them itself. Every other cycle, not a cell more: the ci profile's
 // 1000 cases then check the elements they did before the keys existed, in the time they took.
 bool model_rounding_cell(const BackendCapabilities& capabilities, const SpecPattern* pattern, Family family, Dtype dtype,
-                           PrecisionClass precision, const CaseFilters& filters) {
+                         PrecisionClass precision, const CaseFilters& filters) {
   if (filters.spec || !is_rotary(family) || (dtype != Dtype::fp16 && dtype != Dtype::bf16) ||
       precision == PrecisionClass::lowp_cache)
     return false;

@@ -73,16 +73,17 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
       for (const Quad theta : exact_theta) out.theta.push_back(static_cast<float>(theta));
       break;
     case ThetaRecipe::hf:
-    case ThetaRecipe::meta:
+    case ThetaRecipe::meta: {
       // modeling_rope_utils _compute_default_rope_parameters and llama precompute_freqs_cis:
       // 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim)) in float32; linear then divides
       // by the factor (inv_freq /= factor), llama3 blends (llama3_theta), yarn blends (yarn_theta);
       // longrope multiplies the power by its float32 factor first (1.0 / (ext_factors * base ** ...)).
+      const std::pair<double, double> ramp_ends = spec.scaling.kind == PlanKind::yarn ? yarn_ramp_ends(spec, dims) : std::pair{0.0, 0.0};
       for (std::size_t k = 0; k < exact_theta.size(); ++k) {
         const float exponent = static_cast<float>(2 * k) / static_cast<float>(dims);
         const float power = std::pow(base, exponent);
         float theta = 1.0f / power;
-        if (spec.scaling.kind == PlanKind::yarn) theta = yarn_theta(spec, yarn_ramp_ends(spec, dims), power, static_cast<int>(k));
+        if (spec.scaling.kind == PlanKind::yarn) theta = yarn_theta(spec, ramp_ends, power, static_cast<int>(k));
         if (spec.scaling.kind == PlanKind::longrope) {
           const auto& extensions = sequence_length > spec.scaling.orig ? spec.scaling.long_factors : spec.scaling.short_factors;
           theta = 1.0f / (static_cast<float>(extensions[k].to_double()) * power);
@@ -92,6 +93,7 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
         out.theta.push_back(exact_theta[k] == 0 ? 0.0f : theta);
       }
       break;
+    }
     case ThetaRecipe::ggml:
       // ggml_rope_cache_init: theta_scale = powf(freq_base, -2.0f/n_dims); freq_scale = 1/factor.
       out.running = true;
