@@ -568,6 +568,11 @@ void apply_transformers_recipe(Spec& spec, Dtype dtype) {
                                 dtype_name(dtype)));
   spec.dtype = dtype;
   if (!is_rotary(spec.family)) return;
+  // A float64 model still forms cos and sin in float32 and casts them up: a float32 rounding of
+  // cos/sin that no class charges a float64 kernel.
+  if (dtype == Dtype::fp64)
+    throw SpecError("dtype=fp64: transformers forms cos and sin in float32 and casts them to float64, which no precision "
+                    "class describes; read the config with fp32, bf16 or fp16, or without dtype");
   spec.precision = PrecisionClass::fp32_angle;
   spec.theta = ThetaRecipe::hf;
   const bool sixteen_bit = dtype == Dtype::bf16 || dtype == Dtype::fp16;

@@ -21,8 +21,8 @@ struct HfConfigOptions {
   // The dtype the model runs in (its torch_dtype). Set, a rotary model's spec is transformers' own
   // recipe in it: precision=fp32-angle,theta=hf (inv_freq and the angle in float32), and for
   // bf16 and fp16 also cache=storage,math=storage (cos.to(x.dtype), the rotation in x's dtype);
-  // an ALiBi model's spec takes the dtype alone. Unset: dtype fp32 and exact-angle, the
-  // mathematics the config describes.
+  // fp64 is refused (cos and sin in float32, cast up: no class); an ALiBi model's spec takes the
+  // dtype alone. Unset: dtype fp32 and exact-angle, the mathematics the config describes.
   std::optional<Dtype> dtype = std::nullopt;
 };
 

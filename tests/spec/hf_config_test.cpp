@@ -57,6 +57,9 @@ TEST(HfConfig, ADtypeGivesTransformersOwnRecipeInIt) {
   const char* dynamic = R"({"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000.0,
                             "max_position_embeddings": 4096, "rope_scaling": {"factor": 2.0, "rope_type": "dynamic"}})";
   EXPECT_NE(refusal_of(dynamic, bf16).find("scaling dynamic needs theta=exact"), std::string::npos) << refusal_of(dynamic, bf16);
+  HfConfigOptions fp64 = bf16;
+  fp64.dtype = Dtype::fp64;
+  EXPECT_NE(refusal_of(config, fp64).find("cos and sin in float32"), std::string::npos) << refusal_of(config, fp64);
   // Without a dtype, the mathematics the config describes.
   EXPECT_EQ(spec_of(config), "rope(d=128,base=10000,layout=half,scaling=linear(factor=2))");
   // ALiBi takes the dtype alone; T5's integer buckets take none.
