@@ -57,8 +57,8 @@ float llama3_inv_freq(const FrequencyPlan& plan, float inv_freq, Planted planted
   const bool long_wave = wavelen > static_cast<float>(orig / low), short_wave = wavelen < static_cast<float>(orig / high);
   const float llama = long_wave ? inv_freq / factor : inv_freq;
   const float smooth = ((1.0f / wavelen) * static_cast<float>(orig) - static_cast<float>(low)) / static_cast<float>(high - low);
-  const float kept_share = planted == Planted::blend_reversed ? smooth : 1.0f - smooth;
-  const float smoothed = (kept_share * llama) / factor + (1.0f - kept_share) * llama;
+  const float smoothed = planted == Planted::blend_reversed ? (smooth * llama) / factor + (1.0f - smooth) * llama
+                                                             : ((1.0f - smooth) * llama) / factor + smooth * llama;
   return !short_wave && !long_wave ? smoothed : llama;
 }
 
