@@ -273,16 +273,9 @@ Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t reci
   // The cell's cycle, not the generators' draw, says where a rotation rounds.
   spec.cache = spec.math = model_rounding ? RoundsIn::storage : RoundsIn::compute;
   if (spec.precision == PrecisionClass::fp32_angle) {
-    const bool table = cell.family == Family::sinusoidal || cell.family == Family::xl;
-    if (is_rotary(cell.family) && (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear))
-      spec.theta = static_cast<ThetaRecipe>(recipe % 4);
-    else if (is_rotary(cell.family) && (spec.scaling.kind == PlanKind::llama3 || spec.scaling.kind == PlanKind::longrope ||
-                                        spec.scaling.kind == PlanKind::yarn))
-      spec.theta = static_cast<ThetaRecipe>(recipe % 3);  // exact, hf, meta: ggml has none of these plans
-    else if (table)
-      spec.theta = recipe % 2 == 0 ? ThetaRecipe::exact : ThetaRecipe::exp_log;
-    else if (cell.family == Family::alibi)
-      spec.slopes = recipe % 2 == 0 ? SlopeRecipe::exact : SlopeRecipe::bloom;
+    const std::vector<ThetaRecipe> recipes = theta_recipes(spec);
+    spec.theta = recipes[recipe % recipes.size()];
+    if (cell.family == Family::alibi) spec.slopes = recipe % 2 == 0 ? SlopeRecipe::exact : SlopeRecipe::bloom;
   }
   return spec;
 }

@@ -249,16 +249,12 @@ rc::Gen<PrecisionClass> gen_precision() {
 // each of the family's recipes alike, where the plan allows one.
 void draw_float32_recipe(Spec& spec) {
   if (spec.precision != PrecisionClass::fp32_angle) return;
-  switch (spec.family) {
-    case Family::sinusoidal:
-    case Family::xl: spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::exp_log); break;
-    case Family::alibi: spec.slopes = *rc::gen::element(SlopeRecipe::exact, SlopeRecipe::bloom); break;
-    default:
-      if (spec.scaling.kind == PlanKind::none || spec.scaling.kind == PlanKind::linear)
-        spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta, ThetaRecipe::ggml);
-      else if (spec.scaling.kind == PlanKind::llama3 || spec.scaling.kind == PlanKind::longrope || spec.scaling.kind == PlanKind::yarn)
-        spec.theta = *rc::gen::element(ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta);
+  if (spec.family == Family::alibi) {
+    spec.slopes = *rc::gen::element(SlopeRecipe::exact, SlopeRecipe::bloom);
+    return;
   }
+  const std::vector<ThetaRecipe> recipes = theta_recipes(spec);
+  if (recipes.size() > 1) spec.theta = *rc::gen::elementOf(recipes);
 }
 
 // Where a rotary kernel rounds cos/sin and its products (README, `cache`, `math`): each of the

@@ -474,10 +474,9 @@ void validate(const Spec& spec) {
     if (plan == PlanKind::proportional && spec.theta == ThetaRecipe::ggml)
       invalid(spec, "theta=ggml multiplies a running product into every pair and has no zero frequency; scaling "
                     "proportional takes theta=exact, hf or meta");
-    const bool hf_or_meta = spec.theta == ThetaRecipe::hf || spec.theta == ThetaRecipe::meta;
-    const bool hf_plan = plan == PlanKind::proportional || plan == PlanKind::llama3 || plan == PlanKind::longrope ||
-                         plan == PlanKind::yarn;
-    if (plan != PlanKind::none && plan != PlanKind::linear && !(hf_or_meta && hf_plan))
+    const std::vector<ThetaRecipe> recipes = theta_recipes(spec);
+    if (is_rotary(spec.family) && spec.theta != ThetaRecipe::exp_log &&
+        std::find(recipes.begin(), recipes.end(), spec.theta) == recipes.end())
       invalid(spec, fmt::format("theta={} is defined for scaling none and linear (hf and meta also proportional, "
                                 "llama3, yarn and longrope); scaling {} needs theta=exact",
                                 name_of(spec.theta), name_of(spec.scaling.kind)));
@@ -612,6 +611,23 @@ Family family_named(std::string_view text, std::string_view what) { return enum_
 Dtype dtype_named(std::string_view text, std::string_view what) { return enum_from<Dtype>(text, what); }
 PrecisionClass precision_named(std::string_view text, std::string_view what) { return enum_from<PrecisionClass>(text, what); }
 RoundsIn rounds_in_named(std::string_view text, std::string_view what) { return enum_from<RoundsIn>(text, what); }
+
+std::vector<ThetaRecipe> theta_recipes(const Spec& spec) {
+  using T = ThetaRecipe;
+  if (spec.family == Family::sinusoidal || spec.family == Family::xl) return {T::exact, T::exp_log};
+  if (!is_rotary(spec.family)) return {T::exact};
+  switch (spec.scaling.kind) {
+    case PlanKind::none:
+    case PlanKind::linear: return {T::exact, T::hf, T::meta, T::ggml};
+    case PlanKind::proportional:
+    case PlanKind::llama3:
+    case PlanKind::yarn:
+    case PlanKind::longrope: return {T::exact, T::hf, T::meta};
+    case PlanKind::dynamic:
+    case PlanKind::custom: return {T::exact};
+  }
+  return {T::exact};
+}
 
 bool is_relative(Family family) {
   return family == Family::alibi || family == Family::t5 || family == Family::shaw || family == Family::xl;

@@ -22,8 +22,7 @@ struct Float32Theta {
 
 // `exact_theta` is the plan's binary128 theta_k (the exact recipe rounds it once); `dims` is the
 // d of the exponent 2k/d: d_rot, or d/2 for each axis of rope2d; `sequence_length` picks
-// LongRoPE's long or short factors. The hf/meta/ggml recipes are defined for scaling none and
-// linear, and hf and meta also for proportional, llama3 and longrope (Spec validation).
+// LongRoPE's long or short factors. The recipes each plan takes: theta_recipes (spec/spec.hpp).
 Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims, std::int64_t sequence_length);
 
 // A sinusoid table's float32 theta_k (held in double) as the spec's `theta` recipe forms it:
