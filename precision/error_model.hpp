@@ -125,16 +125,21 @@ template <class Real> Real llama3_theta_error(const Spec& spec, int index, const
   return worst / exact;
 }
 
-// yarn under hf and meta: the relative error of the float32 frequency _compute_yarn_parameters
-// forms from pos = powf(base, 2k/n), within the factor `inv` of 1/theta once inverted (inv_freq's
-// factor), against the plan's exact frequency. In float32: the extrapolated 1/pos, the
-// interpolated 1/(factor pos), the ramp r = clamp((k - low)/(high - low), 0, 1) from ends formed
-// in Python floats (floored and ceiled unless truncate=false, then cast to float32), ext = 1 - r
-// and the blend interpolated (1 - ext) + extrapolated ext, each operation one rounding. Where an
-// end lies within the double computation's error (2^-40 relative, far above its own) of an
-// integer, floor or ceil may go either way: every end the recipe can take is bounded, and the
-// largest counts. A ramp value clamped whatever its rounding is exact, and so is 1 - r there.
-template <class Real> Real yarn_theta_error(const Spec& spec, int index, const Real& inv) {
+// YaRN's float32 blend of the extrapolated value X (theta_k, or ggml's angle) and the
+// interpolated one X/factor, against the plan's exact X (interpolated r + X (1 - r)): the
+// relative error of the result when X arrives within `e_extrapolated` and X/factor within
+// `e_interpolated` (relative, before the blend's roundings). In float32: the ramp
+// r = clamp((k - low)/(high - low), 0, 1) from ends cast to float32 (exact where they are
+// integers: floored and ceiled), ext = 1 - r and the blend interpolated (1 - ext) + extrapolated
+// ext, each operation one rounding. The ends are formed by a recipe that can be off its exact
+// correction dimension by `end_spread(value)`: where an end lies that close to an integer, floor
+// or ceil may go either way, every end the recipe can take is bounded, and the largest counts.
+// A ramp value clamped whatever its rounding is exact, and so is 1 - r there. +inf where the
+// spread is not finite. `ggml_ramp`: the recipe divides by max(0.001, high - low) (rope_yarn_ramp)
+// rather than moving high 0.001 past an equal low, which differs where the ends cross.
+template <class Real, class EndSpread>
+Real yarn_blend_error(const Spec& spec, int index, const Real& e_extrapolated, const Real& e_interpolated, EndSpread end_spread,
+                      bool ggml_ramp = false) {
   using std::abs, std::ceil, std::floor, std::ldexp, std::log, std::max, std::min, std::pow;
   const FrequencyPlan& plan = spec.scaling;
   const int dims = spec.rotary_dims();
@@ -146,10 +151,9 @@ template <class Real> Real yarn_theta_error(const Spec& spec, int index, const R
     return Real(dims) * log(orig / (Real(beta.to_double()) * boost::math::constants::two_pi<Real>())) / (2 * log(base));
   };
   const Real low_value = correction(plan.beta_fast), high_value = correction(plan.beta_slow);
-  const Real window = ldexp(Real(1), -40);
   // The ends the recipe may take, and the ones the plan takes (the first of each).
   const auto ends_of = [&](const Real& value, bool up) {
-    const Real spread = window * abs(value);
+    const Real spread = end_spread(value);
     std::vector<Real> ends;
     for (const Real& v : {value, value - spread, value + spread}) {
       const Real end = plan.truncate ? (up ? ceil(v) : floor(v)) : v;
@@ -157,16 +161,14 @@ template <class Real> Real yarn_theta_error(const Spec& spec, int index, const R
     }
     return ends;
   };
+  if (!(abs(end_spread(low_value)) < 1 && abs(end_spread(high_value)) < 1)) return std::numeric_limits<Real>::infinity();
   const auto share = [&](Real low, Real high, Real& unclamped) {  // the ramp r of pair `index`
     low = max(low, Real(0));
     high = min(high, Real(dims - 1));
-    if (low == high) high += Real(0.001);
+    if (ggml_ramp ? high - low < Real(0.001) : low == high) high = low + Real(0.001);
     unclamped = (Real(index) - low) / (high - low);
     return std::pair{low, high};
   };
-  const Real factor_in = representable_in_float32(plan.factor) ? Real(1) : 1 / (1 - u);
-  const Real e_extrapolated = inv - 1;
-  const Real e_interpolated = (index == 0 ? Real(1) : inv) * (1 + u) * factor_in - 1;
   const Real extrapolated_rounding = (1 + e_extrapolated) * (1 + u), interpolated_rounding = (1 + e_interpolated) * (1 + u);
 
   Real plan_unclamped = 0;
@@ -197,6 +199,82 @@ template <class Real> Real yarn_theta_error(const Spec& spec, int index, const R
   return worst / exact + ldexp(Real(1), -60);
 }
 
+// yarn under hf and meta: the relative error of the float32 frequency _compute_yarn_parameters
+// forms from pos = powf(base, 2k/n), within the factor `inv` of 1/theta once inverted (inv_freq's
+// factor): the extrapolated 1/pos within inv, the interpolated 1/(factor pos) one rounding more
+// (and the factor's cast), blended as yarn_blend_error says. The ends are formed in Python floats
+// (floored and ceiled unless truncate=false): within 2^-40 relative of the exact ends, far above
+// the double computation's own error.
+template <class Real> Real yarn_theta_error(const Spec& spec, int index, const Real& inv) {
+  using std::abs, std::ldexp;
+  const Real u = ldexp(Real(1), -24);
+  const Real factor_in = representable_in_float32(spec.scaling.factor) ? Real(1) : 1 / (1 - u);
+  const Real e_interpolated = (index == 0 ? Real(1) : inv) * (1 + u) * factor_in - 1;
+  return yarn_blend_error<Real>(spec, index, inv - 1, e_interpolated, [](const Real& value) { return ldexp(Real(1), -40) * abs(value); });
+}
+
+// yarn under ggml: the relative error of rope_yarn's float32 angle, whose extrapolated angle is
+// the running product (within `running` of p theta_k, the position's rounding included) and whose
+// interpolated angle is fl(freq_scale x), freq_scale = fl(1.0f / (float)factor), blended as
+// yarn_blend_error says with no rounding after it. The ends are ggml_rope_yarn_corr_dims' float32
+// c = n logf(L0 / (beta 2 (float)pi)) / (2 logf(base)), floored and ceiled: the argument x of the
+// first logf rounds m times (pi's cast, the product, the division, beta's and L0's casts where
+// they round), so |ln x_f - ln x| <= m u/(1 - u); each logf is charged 2u relative; n ln x_f and
+// the quotient round once each; |ln b_f - ln b| <= u/(1 - u) where the base rounds. The spread
+// is then (n e_num (1 + u) + u |N| + |c| 2 e_den) / (|D| - 2 e_den), plus u (|c| + that), with
+// N = n ln x, D = 2 ln b, e_num and e_den the two logarithms' absolute errors.
+template <class Real> Real ggml_yarn_angle_error(const Spec& spec, int index, const Real& running) {
+  using std::abs, std::ldexp, std::log;
+  const FrequencyPlan& plan = spec.scaling;
+  const Real u = ldexp(Real(1), -24);
+  const Real n(spec.rotary_dims());
+  const Real factor_in = representable_in_float32(plan.factor) ? Real(1) : 1 / (1 - u);
+  const Real e_interpolated = running * factor_in * (1 + u) * (1 + u) - 1;
+  const Real log_base = abs(log(Real(spec.base.to_double())));
+  const Real base_log_rounding = representable_in_float32(spec.base) ? Real(0) : u / (1 - u);
+  const Real e_denominator = base_log_rounding + 2 * u * (log_base + base_log_rounding);
+  const auto spread = [&](const Real& value) {
+    const Real log_x = value * 2 * log_base / n;  // ln(L0 / (2 pi beta)), recovered from c
+    const bool rounds_orig = plan.orig >= (std::int64_t{1} << 24);
+    // Which beta this end is: the spread is taken for either, so charge the one that rounds.
+    const bool rounds_beta = !representable_in_float32(plan.beta_fast) || !representable_in_float32(plan.beta_slow);
+    const Real m = 3 + (rounds_beta ? 1 : 0) + (rounds_orig ? 1 : 0);
+    const Real x_log_error = m * u / (1 - u);
+    const Real e_numerator = x_log_error + 2 * u * (abs(log_x) + x_log_error);
+    const Real denominator = 2 * log_base - 2 * e_denominator;
+    if (!(denominator > 0)) return std::numeric_limits<Real>::infinity();
+    const Real q = (n * e_numerator * (1 + u) + u * n * abs(log_x) + abs(value) * 2 * e_denominator) / denominator;
+    return q + u * (abs(value) + q);
+  };
+  return yarn_blend_error<Real>(spec, index, running - 1, e_interpolated, spread, /*ggml_ramp=*/true);
+}
+
+// Dynamic NTK's float32 base under hf (backends/cpu/theta_recipe.cpp dynamic_base): b' =
+// base y^e, y = factor L / orig - (factor - 1) >= 1, e = d/(d - 2), for any length L (an int64):
+// returns |ln b'|'s largest value (L = 2^63) and |ln(b'_f / b')|'s largest. Past orig: factor L
+// rounds m times (factor's and L's casts, the product), the division once more (and orig's
+// cast), so x = factor L / orig within r = (1 + u)^m - 1; factor - 1 is a double cast to
+// float32, within u |f - 1| + 2^-52 f; the subtraction rounds: y within
+// eta = (r max(f, 1) + u |f - 1| + 2^-52 f)(1 + u) + u relative (x / y <= max(f, 1), y >= 1);
+// the double pow rounds to float32 (u, and 2^-52 for the double's own), the base's cast and
+// the product u each. At orig the Python floats give base (1 + e f 2^-50) at most, cast once.
+template <class Real> std::pair<Real, Real> dynamic_base_error(const Spec& spec) {
+  using std::abs, std::ldexp, std::log, std::max, std::pow;
+  const FrequencyPlan& plan = spec.scaling;
+  const Real u = ldexp(Real(1), -24), u_in = u / (1 - u);
+  const Real factor(plan.factor.to_double()), orig(static_cast<double>(plan.orig));
+  const Real e = Real(spec.rotary_dims()) / Real(spec.rotary_dims() - 2);
+  const Real stretch = max(factor, Real(1));
+  const Real largest_log_base = abs(log(Real(spec.base.to_double()))) + e * log(1 + stretch * ldexp(Real(1), 63) / orig);
+  const int roundings = 3 + (representable_in_float32(plan.factor) ? 0 : 1) + (plan.orig >= (std::int64_t{1} << 24) ? 1 : 0);
+  const Real r = pow(1 + u, roundings) - 1;
+  const Real eta = (r * stretch + u * abs(factor - 1) + ldexp(Real(1), -52) * factor) * (1 + u) + u;
+  const Real base_cast = representable_in_float32(spec.base) ? Real(0) : u_in;
+  const Real past_orig = e * -log(1 - eta) + 2 * u_in + ldexp(Real(1), -51) + base_cast;
+  const Real at_orig = u_in + e * factor * ldexp(Real(1), -50);
+  return {largest_log_base, max(past_orig, at_orig)};
+}
+
 // The relative error of a float32 angle as the spec's `theta` recipe forms it, for frequency
 // `index` (k in theta_k = base^(-2k/n), n = d_rot, or d/2 for each axis of rope2d; linear
 // divides by the factor), derived from the operations the recipe performs. A rounding to
@@ -213,11 +291,13 @@ template <class Real> Real yarn_theta_error(const Spec& spec, int index, const R
 //          precompute_freqs_cis, the same operations: 2k/n rounds, powf, the reciprocal; linear
 //          divides by the factor cast to float32 (inv_freq /= factor), llama3 blends as
 //          llama3_theta_error says, yarn as yarn_theta_error says, longrope multiplies the
-//          power by its float32 factor before the reciprocal; then fl(fl(p) theta_f).
+//          power by its float32 factor before the reciprocal, dynamic forms its base as
+//          dynamic_base_error says; then fl(fl(p) theta_f).
 //   ggml   ggml_rope_cache_init: theta_scale = powf(base, -2.0f/n) (e = 2/n), theta starts at
 //          fl(p) and is multiplied by theta_scale once per frequency, rounding each time: k
-//          products; linear multiplies by freq_scale = 1.0f / (float)factor, a reciprocal of a
-//          rounded factor, and rounds the product.
+//          products; custom(factors=...) divides by the float32 factor (one rounding, and the
+//          factor's cast); linear multiplies by freq_scale = 1.0f / (float)factor, a reciprocal
+//          of a rounded factor, and rounds the product; yarn blends as ggml_yarn_angle_error says.
 //   exp-log  sinusoid tables as the PyTorch tutorial, fairseq and tensor2tensor build them:
 //          theta_k = exp(m_k c) with c = -ln(base)/D computed in double and cast to float32
 //          (table_exponent gives m_k and D), the product m_k c_f rounded (exact where m_k is 0
@@ -233,8 +313,11 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   const bool linear = spec.scaling.kind == PlanKind::linear || spec.scaling.kind == PlanKind::proportional;
   const Real factor_in = linear && !representable_in_float32(spec.scaling.factor) ? 1 / (1 - u) : Real(1);
   const bool base_exact = representable_in_float32(spec.base);
-  const Real log_base = abs(log(Real(spec.base.to_double())));
-  const Real log_base_rounding = base_exact ? Real(0) : u / (1 - u);
+  // Dynamic NTK under hf forms its own float32 base, whatever the length (dynamic_base_error).
+  const bool dynamic = spec.scaling.kind == PlanKind::dynamic && spec.theta == ThetaRecipe::hf;
+  const std::pair<Real, Real> dynamic_base = dynamic ? dynamic_base_error<Real>(spec) : std::pair<Real, Real>{};
+  const Real log_base = dynamic ? dynamic_base.first : abs(log(Real(spec.base.to_double())));
+  const Real log_base_rounding = dynamic ? dynamic_base.second : base_exact ? Real(0) : u / (1 - u);
   const int n = spec.family == Family::rope2d ? spec.d / 2 : spec.rotary_dims();
   // |e_f ln b_f - e ln b| for an exponent e = numerator/n formed in float32 by one division.
   const auto exponent_and_base = [&](int numerator) {
@@ -274,9 +357,14 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
     }
     case ThetaRecipe::ggml: {
       const Real scale = (1 + 2 * u) * exponent_and_base(2);
-      const Real running = pow(round * scale, index);
+      const Real running = position * pow(round * scale, index);
+      if (spec.scaling.kind == PlanKind::yarn) return ggml_yarn_angle_error<Real>(spec, index, running);
+      // custom(factors=...): theta / ff, the factor's cast (where it rounds) and the division.
+      const auto k = static_cast<std::size_t>(index);
+      const Real divided = spec.scaling.factors.empty() ? Real(1)
+                           : (representable_in_float32(spec.scaling.factors.at(k)) ? Real(1) : 1 / (1 - u)) * round;
       const Real scaled = linear ? factor_in * round * round : Real(1);
-      return position * running * scaled - 1;
+      return running * divided * scaled - 1;
     }
     case ThetaRecipe::exp_log: {
       const TableExponent exponent = table_exponent(spec, index);
@@ -342,12 +430,35 @@ inline bool attention_in_float32(const Spec& spec) {
   return plan.factor.to_double() > 1.0;
 }
 
+// The relative error of the attention factor a kernel multiplies into cos and sin, against the
+// plan's exact one: 2^-23 where attention_in_float32 (the factor's cast and the product); under
+// ggml's YaRN, rope_yarn's mscale = fl(1 + fl(0.1f logf(fl(1 / freq_scale)))) and the product
+// cosf(theta) * mscale. There 1/freq_scale = fl(1/fl(1/f_f)) is within |ln| <= j u/(1 - u) of f (j
+// roundings: two, and the factor's cast where it rounds); logf adds 2u relative; 0.1f (within u
+// of 0.1) and the product 2 roundings; the sum u; the product by cos u. 0 where nothing rounds.
+template <class Real> Real attention_error(const Spec& spec) {
+  using std::abs, std::ldexp, std::log;
+  const Real u = ldexp(Real(1), -24);
+  if (attention_in_float32(spec)) return 2 * u;
+  const FrequencyPlan& plan = spec.scaling;
+  if (spec.precision != PrecisionClass::fp32_angle || spec.theta != ThetaRecipe::ggml || plan.kind != PlanKind::yarn ||
+      plan.factor.to_double() == 1.0)
+    return Real(0);
+  const Real log_factor = log(Real(plan.factor.to_double()));
+  const Real roundings = representable_in_float32(plan.factor) ? Real(2) : Real(3);
+  const Real e_reciprocal = roundings * u / (1 - u);
+  const Real e_log = e_reciprocal + 2 * u * (abs(log_factor) + e_reciprocal);
+  const Real e_tenth = Real(0.1) * (e_log + (abs(log_factor) + e_log) * ((1 + u) * (1 + u) - 1));
+  const Real mscale = 1 + Real(0.1) * log_factor;
+  return (e_tenth + u * (mscale + e_tenth)) / mscale * (1 + u) + u;
+}
+
 // `angle` is |p theta| before the sign; `log_xpos` is ln of the xPos factor (0 for others);
 // `growth` is the pair's angle_growth.
 //
 // The held cos/sin vector H is within A E (+ r-free absolute terms) of A (cos phi, sin phi), with
-// E = d_phi + d_A + 2^-51 + 2 u_c [+ 2 u_s under cache=storage or lowp-cache] [+ 2^-23 where
-// attention_in_float32]. The products then round (math=):
+// E = d_phi + d_A + 2^-51 + 2 u_c [+ 2 u_s under cache=storage or lowp-cache] [+ attention_error,
+// where a kernel rounds the attention factor]. The products then round (math=):
 //   compute  a c and b s each round in the compute format: r |H| u_c <= A r u_c (1 + E), charged
 //            u_c plus u_c for the second order (E <= 1 wherever the bound constrains); the sum
 //            rounds in the compute format and is stored: final = u_s (+ u_c).
@@ -368,7 +479,7 @@ RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, c
   const Real u_c(compute.unit), u_s(storage.unit), eta_c(compute.subnormal_spacing), eta_s(storage.subnormal_spacing);
   const Real final = u_s + (widened ? u_c : Real(0));
   const Real held = angle_error + amplitude_error + ldexp(Real(1), -51) + 2 * u_c + (held_in_storage ? 2 * u_s : Real(0)) +
-                    (attention_in_float32(spec) ? 2 * ldexp(Real(1), -24) : Real(0));
+                    attention_error<Real>(spec);
   const Real held_per_norm = 3 * ldexp(Real(1), -1074) + eta_c + (held_in_storage ? eta_s : Real(0));
   if (spec.math == RoundsIn::compute) return {held + 2 * u_c, held_per_norm, eta_c, final, eta_s, Real(storage.largest)};
   const Real product = u_s + (widened ? u_c * (1 + u_s) : Real(0));

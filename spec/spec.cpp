@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <functional>
+#include <numbers>
 #include <numeric>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -456,6 +458,38 @@ void validate_plan(const Spec& spec) {
   }
 }
 
+// ggml's rope_yarn (src/ggml-cpu/ops.cpp) always floors and ceils the ramp ends and forms the
+// attention factor itself as 1 + 0.1 ln(1/freq_scale), below 1 where the factor is: the spec's
+// YaRN takes that form only with truncate, no attention keys, and a factor of 1 or more.
+// ggml's ramp also divides by max(0.001, high - low), which departs from YaRN's where the ends
+// cross (low past high, at a small d): there the spec's YaRN is not ggml's.
+bool ggml_forms_yarn(const Spec& spec) {
+  const FrequencyPlan& plan = spec.scaling;
+  if (!plan.truncate || plan.attention || plan.mscale || plan.mscale_all_dim || plan.factor.to_double() < 1) return false;
+  const int dims = spec.rotary_dims();
+  const auto correction = [&](const Decimal& beta) {
+    return dims * std::log(static_cast<double>(plan.orig) / (beta.to_double() * 2 * std::numbers::pi)) / (2 * std::log(spec.base.to_double()));
+  };
+  const double low = std::max(std::floor(correction(plan.beta_fast)), 0.0);
+  const double high = std::min(std::ceil(correction(plan.beta_slow)), static_cast<double>(dims - 1));
+  return low <= high;
+}
+
+void validate_ggml_yarn(const Spec& spec) {
+  const FrequencyPlan& plan = spec.scaling;
+  if (!plan.truncate) invalid(spec, "theta=ggml floors and ceils YaRN's ramp ends (ggml_rope_yarn_corr_dims); drop truncate=false");
+  if (plan.attention || plan.mscale || plan.mscale_all_dim)
+    invalid(spec, "theta=ggml forms YaRN's attention factor as 1 + 0.1 ln(factor) (rope_yarn); llama.cpp passes any other as "
+                  "attn_factor, which no ggml recipe here models: drop attention=, mscale= and mscale_all_dim=");
+  if (plan.factor.to_double() < 1)
+    invalid(spec, fmt::format("theta=ggml's YaRN attention factor 1 + 0.1 ln(factor) falls below 1 at factor={}, where "
+                              "YaRN's is 1; use a factor of 1 or more",
+                              plan.factor.text()));
+  if (!ggml_forms_yarn(spec))
+    invalid(spec, "theta=ggml's YaRN ramp divides by max(0.001, high - low), which departs from YaRN's where the ramp's ends "
+                  "cross, as they do at this d, base, orig and betas; use theta=exact, hf or meta");
+}
+
 void validate(const Spec& spec) {
   const bool angular = std::find(kAngular.begin(), kAngular.end(), spec.family) != kAngular.end();
   if ((angular || spec.family == Family::learned) && spec.d == 0) invalid(spec, "key 'd' is required");
@@ -466,19 +500,25 @@ void validate(const Spec& spec) {
       invalid(spec, fmt::format("theta={} says how a float32 angle is formed; it needs precision=fp32-angle, found {}",
                                 name_of(spec.theta), name_of(spec.precision)));
     // The recipes' bounds follow each library's default and linear frequencies (proportional is
-    // linear's on its rotating pairs, and 0 on the others), and llama3's and YaRN's blends and
-    // LongRoPE's factors as transformers (and, for llama3, Meta) form them in float32; dynamic
-    // and custom have no recipe yet.
+    // linear's on its rotating pairs, and 0 on the others), llama3's and YaRN's blends and
+    // LongRoPE's factors as transformers (and, for llama3, Meta) form them in float32,
+    // transformers' dynamic base, and ggml's YaRN and freq_factors.
     const PlanKind plan = spec.scaling.kind;
     // ggml's running product reaches every pair; it has no frequency 0.
     if (plan == PlanKind::proportional && spec.theta == ThetaRecipe::ggml)
       invalid(spec, "theta=ggml multiplies a running product into every pair and has no zero frequency; scaling "
                     "proportional takes theta=exact, hf or meta");
+    if (plan == PlanKind::custom && spec.theta != ThetaRecipe::exact && !spec.scaling.freqs.empty())
+      invalid(spec, fmt::format("theta={} forms no explicit frequency list; scaling custom(freqs=...) needs theta=exact, and "
+                                "theta=ggml takes custom(factors=...), the divisors of llama.cpp's rope_freqs",
+                                name_of(spec.theta)));
+    if (plan == PlanKind::yarn && spec.theta == ThetaRecipe::ggml) validate_ggml_yarn(spec);
     const std::vector<ThetaRecipe> recipes = theta_recipes(spec);
     if (is_rotary(spec.family) && spec.theta != ThetaRecipe::exp_log &&
         std::find(recipes.begin(), recipes.end(), spec.theta) == recipes.end())
-      invalid(spec, fmt::format("theta={} is defined for scaling none and linear (hf and meta also proportional, "
-                                "llama3, yarn and longrope); scaling {} needs theta=exact",
+      invalid(spec, fmt::format("theta={} is not defined for scaling {}: hf takes none, linear, dynamic, proportional, "
+                                "llama3, yarn and longrope; meta the same but dynamic; ggml none, linear, yarn and "
+                                "custom(factors=...); exact every plan",
                                 name_of(spec.theta), name_of(spec.scaling.kind)));
     // Each family's recipes are the ones its libraries use: rotary kernels form theta by pow or
     // ggml's running product, sinusoid tables by exp of a multiple of -ln(base)/m.
@@ -619,12 +659,15 @@ std::vector<ThetaRecipe> theta_recipes(const Spec& spec) {
   switch (spec.scaling.kind) {
     case PlanKind::none:
     case PlanKind::linear: return {T::exact, T::hf, T::meta, T::ggml};
+    case PlanKind::yarn:
+      return ggml_forms_yarn(spec) ? std::vector{T::exact, T::hf, T::meta, T::ggml} : std::vector{T::exact, T::hf, T::meta};
     case PlanKind::proportional:
     case PlanKind::llama3:
-    case PlanKind::yarn:
     case PlanKind::longrope: return {T::exact, T::hf, T::meta};
-    case PlanKind::dynamic:
-    case PlanKind::custom: return {T::exact};
+    case PlanKind::dynamic: return {T::exact, T::hf};
+    // ggml's freq_factors divide its running product (llama.cpp's rope_freqs); explicit
+    // frequencies are no library's recipe.
+    case PlanKind::custom: return spec.scaling.factors.empty() ? std::vector{T::exact} : std::vector{T::exact, T::ggml};
   }
   return {T::exact};
 }

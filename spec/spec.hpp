@@ -131,8 +131,10 @@ PrecisionClass precision_named(std::string_view text, std::string_view what);
 RoundsIn rounds_in_named(std::string_view text, std::string_view what);
 // The float32 theta recipes (README, `theta`) a spec's family and plan take under fp32-angle, in
 // enum order: sinusoid tables exact and exp-log; rotary families exact, hf, meta and ggml with no
-// plan or linear, exact, hf and meta with proportional, llama3, yarn and longrope, exact alone
-// with the others; exact for every other family.
+// plan or linear, and with yarn in the form ggml takes (truncate, no attention keys, factor >= 1;
+// exact, hf and meta with any other yarn, proportional, llama3 and longrope); exact and hf
+// with dynamic; exact and ggml with custom(factors=...), exact alone with custom(freqs=...);
+// exact for every other family.
 std::vector<ThetaRecipe> theta_recipes(const Spec& spec);
 // Families whose query point is a pair (i:j) of query and key positions rather than a position.
 bool is_relative(Family family);

@@ -57,6 +57,48 @@ float yarn_theta(const Spec& spec, std::pair<double, double> ends, float power, 
   return interpolated * (1.0f - extrapolation) + extrapolated * extrapolation;
 }
 
+// Dynamic NTK's base as _compute_dynamic_ntk_parameters forms it: base (factor L / orig -
+// (factor - 1)) ** (d / (d - 2)). At construction L is orig, a Python int, and all of it is
+// Python floats; once a sequence passes orig, dynamic_rope_update passes L as an int64 tensor,
+// so factor L, the division and the subtraction are float32 tensor operations, the power of
+// the 0-d tensor by a Python float rounds a double pow once to float32, and the product by the
+// base is float32 too. Either way the base then meets the float32 exponents as a float32.
+float dynamic_base(const Spec& spec, int dims, std::int64_t sequence_length) {
+  const FrequencyPlan& plan = spec.scaling;
+  const double base = spec.base.to_double(), factor = plan.factor.to_double();
+  const double exponent = static_cast<double>(dims) / (dims - 2);
+  if (sequence_length <= plan.orig) {
+    const double orig = static_cast<double>(plan.orig);
+    return static_cast<float>(base * std::pow(factor * orig / orig - (factor - 1), exponent));
+  }
+  const float stretch = static_cast<float>(factor) * static_cast<float>(sequence_length) / static_cast<float>(plan.orig) -
+                        static_cast<float>(factor - 1);
+  return static_cast<float>(base) * static_cast<float>(std::pow(static_cast<double>(stretch), exponent));
+}
+
+// YaRN's ramp as ggml forms it, all in float32: the correction dimension
+// n * logf(L0 / (beta * 2 * (float)pi)) / (2 * logf(base)) of beta_fast floored and of beta_slow
+// ceiled (ggml_rope_yarn_corr_dims, clamped to [0, n - 1]), then per index k
+// ramp_mix = 1 - min(1, max(0, (k - low) / max(0.001, high - low))) (rope_yarn_ramp; ggml's
+// ext_factor is 1 under YaRN, so the product by it is exact).
+std::vector<float> ggml_yarn_ramp(const Spec& spec, int dims, int count) {
+  const FrequencyPlan& plan = spec.scaling;
+  const float base = static_cast<float>(quad_of(spec.base));
+  const int orig = static_cast<int>(plan.orig);
+  const auto correction = [&](float rotations) {
+    return static_cast<float>(dims) * std::log(static_cast<float>(orig) / (rotations * 2.0f * static_cast<float>(std::numbers::pi))) /
+           (2.0f * std::log(base));
+  };
+  const float low = std::max(0.0f, std::floor(correction(static_cast<float>(plan.beta_fast.to_double()))));
+  const float high = std::min(static_cast<float>(dims - 1), std::ceil(correction(static_cast<float>(plan.beta_slow.to_double()))));
+  std::vector<float> ramp;
+  for (int k = 0; k < count; ++k) {
+    const float y = (static_cast<float>(k) - low) / std::max(0.001f, high - low);
+    ramp.push_back(1.0f - std::min(1.0f, std::max(0.0f, y)));
+  }
+  return ramp;
+}
+
 }  // namespace
 
 Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims, std::int64_t sequence_length) {
@@ -65,7 +107,9 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
   const bool linear = spec.scaling.kind == PlanKind::linear || spec.scaling.kind == PlanKind::proportional;
   // The spec's decimals as the libraries hold them: Python floats cast to float32 by torch's
   // float32 arithmetic, or C floats in ggml.
-  const float base = static_cast<float>(quad_of(spec.base));
+  const bool dynamic = spec.scaling.kind == PlanKind::dynamic;
+  const float base = dynamic && spec.theta == ThetaRecipe::hf ? dynamic_base(spec, dims, sequence_length)
+                                                              : static_cast<float>(quad_of(spec.base));
   const float factor = static_cast<float>(quad_of(spec.scaling.factor));
   switch (spec.theta) {
     case ThetaRecipe::exact:
@@ -77,7 +121,8 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
       // modeling_rope_utils _compute_default_rope_parameters and llama precompute_freqs_cis:
       // 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim)) in float32; linear then divides
       // by the factor (inv_freq /= factor), llama3 blends (llama3_theta), yarn blends (yarn_theta);
-      // longrope multiplies the power by its float32 factor first (1.0 / (ext_factors * base ** ...)).
+      // longrope multiplies the power by its float32 factor first (1.0 / (ext_factors * base ** ...));
+      // dynamic takes its own base (dynamic_base).
       const std::pair<double, double> ramp_ends = spec.scaling.kind == PlanKind::yarn ? yarn_ramp_ends(spec, dims) : std::pair{0.0, 0.0};
       for (std::size_t k = 0; k < exact_theta.size(); ++k) {
         const float exponent = static_cast<float>(2 * k) / static_cast<float>(dims);
@@ -94,13 +139,17 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
       }
       break;
     }
-    case ThetaRecipe::ggml:
-      // ggml_rope_cache_init: theta_scale = powf(freq_base, -2.0f/n_dims); freq_scale = 1/factor.
+    case ThetaRecipe::ggml: {
+      // ggml_rope_cache_init: theta_scale = powf(freq_base, -2.0f/n_dims); llama.cpp's
+      // freq_scale = 1.0f/factor under linear and yarn.
       out.running = true;
       out.scale = std::pow(base, -2.0f / static_cast<float>(dims));
-      out.scaled = linear;
-      out.freq_scale = 1.0f / factor;
+      const bool yarn = spec.scaling.kind == PlanKind::yarn;
+      if (linear || yarn) out.freq_scale = 1.0f / factor;
+      if (yarn) out.ramp = ggml_yarn_ramp(spec, dims, static_cast<int>(exact_theta.size()));
+      for (const Decimal& divisor : spec.scaling.factors) out.divisor.push_back(static_cast<float>(quad_of(divisor)));
       break;
+    }
   }
   return out;
 }
@@ -129,7 +178,15 @@ std::vector<double> float32_table_theta(const Spec& spec, const std::vector<Quad
 void ggml_angles(const Float32Theta& recipe, float position, int count, double* angles) {
   float theta = position;
   for (int k = 0; k < count; ++k) {
-    angles[k] = recipe.scaled ? recipe.freq_scale * theta : theta;
+    const auto index = static_cast<std::size_t>(k);
+    const float extrapolated = recipe.divisor.empty() ? theta : theta / recipe.divisor[index];
+    const float interpolated = recipe.freq_scale * extrapolated;
+    if (recipe.ramp.empty()) {
+      angles[k] = interpolated;
+    } else {
+      const float mix = recipe.ramp[index];
+      angles[k] = interpolated * (1.0f - mix) + extrapolated * mix;
+    }
     theta *= recipe.scale;
   }
 }

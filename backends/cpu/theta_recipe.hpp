@@ -13,11 +13,14 @@ namespace peconform::cpu {
 struct Float32Theta {
   // exact, hf, meta: theta_k in float32 (held in double), one per frequency index k.
   std::vector<double> theta;
-  // ggml: the running product's factor powf(base, -2/d) and linear's freq_scale = 1/factor in
-  // float32; `running` says the angle is formed by ggml_angles() and `theta` is empty.
+  // ggml: the running product's factor powf(base, -2/d) and freq_scale = 1/factor in float32
+  // (1 without linear or yarn, where the product by it is exact); `running` says the angle is
+  // formed by ggml_angles() and `theta` is empty.
   bool running = false;
   float scale = 1, freq_scale = 1;
-  bool scaled = false;  // linear: the angle is multiplied by freq_scale, one more rounding
+  // One per frequency index k, or empty: custom(factors=...)'s divisors (llama.cpp's rope_freqs,
+  // ggml's freq_factors), and YaRN's ramp_mix, the share of the extrapolated angle.
+  std::vector<float> divisor, ramp;
 };
 
 // `exact_theta` is the plan's binary128 theta_k (the exact recipe rounds it once); `dims` is the
@@ -30,8 +33,10 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
 // PyTorch tutorial's div_term, fairseq's and tensor2tensor's inv_timescales).
 std::vector<double> float32_table_theta(const Spec& spec, const std::vector<Quad>& exact_theta);
 
-// ggml_rope_cache_init: theta starts at the float32 position and is multiplied by theta_scale
-// once per frequency, rounding each time; angle_k = fl(freq_scale * theta_k) under linear.
+// ggml_rope_cache_init and rope_yarn: theta starts at the float32 position and is multiplied by
+// theta_scale once per frequency, rounding each time; the extrapolated angle is theta_k / ff_k,
+// the interpolated one fl(freq_scale * extrapolated), and the angle the interpolated one, or
+// under YaRN interpolated (1 - ramp_k) + extrapolated ramp_k, each operation in float32.
 // Writes `count` angles (float32 values held in double).
 void ggml_angles(const Float32Theta& recipe, float position, int count, double* angles);
 

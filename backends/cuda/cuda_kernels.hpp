@@ -27,9 +27,10 @@ struct DeviceRotaryPlan {
   bool storage_math = false;      // math=storage: each product rounded to the storage type
   double attention = 1, sign = 1;
   float ggml_scale = 1, ggml_freq_scale = 1;
-  bool ggml_scaled = false;
   const int* pair_axis = nullptr;                 // [pairs]
   const int* pair_frequency = nullptr;            // [pairs], ggml's index k
+  const float* ggml_divisor = nullptr;            // [pairs], ggml's freq_factors, or null
+  const float* ggml_ramp = nullptr;               // [pairs], ggml's YaRN ramp_mix, or null
   const pec_frequency* frequency = nullptr;       // [pairs]
   const float* frequency_f32 = nullptr;           // [pairs]
   const double* xpos_log_zeta = nullptr;          // [pairs], or null

@@ -79,8 +79,9 @@ PEC_FN void rotary_thread(pec_i64 thread, const DeviceRotaryPlan& plan, const Ro
     else if (plan.angle == AngleForm::float32)
       angle = pec_float32_angle(static_cast<float>(position), plan.frequency_f32[pair]);
     else
-      angle = pec_ggml_angle(static_cast<float>(position), plan.ggml_scale, plan.pair_frequency[pair], plan.ggml_scaled,
-                             plan.ggml_freq_scale);
+      angle = pec_ggml_angle(static_cast<float>(position), plan.ggml_scale, plan.pair_frequency[pair],
+                             plan.ggml_divisor != nullptr ? plan.ggml_divisor[pair] : 1.0f, plan.ggml_freq_scale,
+                             plan.ggml_ramp != nullptr, plan.ggml_ramp != nullptr ? plan.ggml_ramp[pair] : 0.0f);
     const double log_zeta = plan.xpos_log_zeta != nullptr ? plan.xpos_log_zeta[pair] : 0.0;
     const double xpos_position = static_cast<double>(id_at(ids, 0, token));
     const pec_sin_cos_pair value = pec_rotary_cos_sin(angle, plan.attention, xpos_position, log_zeta, plan.sign);

@@ -30,6 +30,14 @@ UploadedRotaryPlan upload_rotary_plan(const KernelPlace& place, const cpu::Rotar
   device.pair_frequency = static_cast<const int*>(device_pointer(upload_vector(place, plan.pair_frequency)));
   device.frequency = static_cast<const pec_frequency*>(device_pointer(upload_vector(place, frequency)));
   device.frequency_f32 = static_cast<const float*>(device_pointer(upload_vector(place, frequency_f32)));
+  // ggml's per-index divisors and ramp, laid out per pair as the kernel reads them.
+  const auto per_pair = [&](const std::vector<float>& per_index) {
+    std::vector<float> values;
+    for (const int k : plan.pair_frequency) values.push_back(per_index[static_cast<std::size_t>(k)]);
+    return static_cast<const float*>(device_pointer(upload_vector(place, values)));
+  };
+  if (!plan.float32.divisor.empty()) device.ggml_divisor = per_pair(plan.float32.divisor);
+  if (!plan.float32.ramp.empty()) device.ggml_ramp = per_pair(plan.float32.ramp);
   if (!plan.xpos_log_zeta.empty()) device.xpos_log_zeta = static_cast<const double*>(device_pointer(upload_vector(place, plan.xpos_log_zeta)));
   device.d = plan.d;
   device.start = plan.start;
@@ -46,7 +54,6 @@ UploadedRotaryPlan upload_rotary_plan(const KernelPlace& place, const cpu::Rotar
   device.sign = spec.sign;
   device.ggml_scale = plan.float32.scale;
   device.ggml_freq_scale = plan.float32.freq_scale;
-  device.ggml_scaled = plan.float32.scaled;
   return uploaded;
 }
 

@@ -42,12 +42,16 @@ PEC_FN pec_angle pec_float32_angle(float position, float frequency) {
 }
 
 /* ggml's angle for frequency index k: a float32 running product that starts at the position
- * and is multiplied by `scale` once per index, rounding each time; under linear scaling the
- * result is multiplied by freq_scale, one more rounding (backends/cpu/theta_recipe.cpp). */
-PEC_FN pec_angle pec_ggml_angle(float position, float scale, int k, int scaled, float freq_scale) {
+ * and is multiplied by `scale` once per index, rounding each time; divided by the pair's
+ * freq_factor (1 without one), multiplied by freq_scale (1 without linear or yarn), and under
+ * YaRN (`yarn`) blended with the extrapolated angle by the pair's ramp_mix, each operation one
+ * float32 rounding (backends/cpu/theta_recipe.cpp). */
+PEC_FN pec_angle pec_ggml_angle(float position, float scale, int k, float divisor, float freq_scale, int yarn, float ramp) {
   float theta = position;
   for (int step = 0; step < k; ++step) theta *= scale;
-  return pec_float32_angle(1.0f, scaled ? freq_scale * theta : theta);
+  const float extrapolated = theta / divisor;
+  const float interpolated = freq_scale * extrapolated;
+  return pec_float32_angle(1.0f, yarn ? interpolated * (1.0f - ramp) + extrapolated * ramp : interpolated);
 }
 
 /* sin and cos of head + tail for |head| < 2^50, each within 2^-52: the quadrant from the exact

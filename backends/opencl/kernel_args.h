@@ -16,7 +16,7 @@
 /* Rotary families, one work-item per (token, pair). Flags: */
 #define PEC_ROTARY_FLOAT_ANGLE 1 /* fp32-angle */
 #define PEC_ROTARY_RUNNING 2     /* fp32-angle with ggml's running product */
-#define PEC_ROTARY_SCALED 4      /* ggml under linear scaling: times freq_scale */
+#define PEC_ROTARY_YARN 4        /* ggml under YaRN: the angle blends by the pair's ramp */
 #define PEC_ROTARY_CACHE_STORAGE 8 /* cache=storage, lowp-cache: cos and sin rounded to the storage format */
 #define PEC_ROTARY_MATH_STORAGE 16 /* math=storage: each product rounded to the storage format */
 #define PEC_ROTARY_BATCH 0
@@ -46,7 +46,9 @@
 #define PEC_PAIR_LOG_ZETA 3
 #define PEC_PAIR_AXIS 4
 #define PEC_PAIR_INDEX 5 /* the frequency index k of ggml's running product */
-#define PEC_PAIR_FIELDS 6
+#define PEC_PAIR_DIVISOR 6 /* ggml's freq_factor of the pair (1 without one), a float32 value */
+#define PEC_PAIR_RAMP 7 /* ggml's YaRN ramp_mix of the pair, a float32 value */
+#define PEC_PAIR_FIELDS 8
 
 /* Sinusoidal and Transformer-XL tables, one work-item per element. */
 #define PEC_TABLE_ROWS 0

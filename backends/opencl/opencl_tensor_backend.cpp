@@ -193,6 +193,9 @@ class OpenClTensorBackend final : public TensorBackend {
       pair[PEC_PAIR_LOG_ZETA] = plan.xpos_log_zeta.empty() ? 0.0 : plan.xpos_log_zeta[i];
       pair[PEC_PAIR_AXIS] = plan.pair_axis[i];
       pair[PEC_PAIR_INDEX] = plan.pair_frequency[i];
+      const auto k = static_cast<std::size_t>(plan.pair_frequency[i]);
+      pair[PEC_PAIR_DIVISOR] = plan.float32.divisor.empty() ? 1.0 : plan.float32.divisor[k];
+      pair[PEC_PAIR_RAMP] = plan.float32.ramp.empty() ? 0.0 : plan.float32.ramp[k];
     }
     const bool float_angle = spec.precision == PrecisionClass::fp32_angle;
     std::vector<cl_long> args(PEC_ROTARY_ARGS);
@@ -211,7 +214,7 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_ROTARY_OPERANDS] = static_cast<cl_long>(call.outputs.size());
     args[PEC_ROTARY_FLAGS] = (float_angle ? PEC_ROTARY_FLOAT_ANGLE : 0) |
                              (float_angle && plan.float32.running ? PEC_ROTARY_RUNNING : 0) |
-                             (plan.float32.scaled ? PEC_ROTARY_SCALED : 0) |
+                             (plan.float32.ramp.empty() ? 0 : PEC_ROTARY_YARN) |
                              (spec.cos_sin_in_storage() ? PEC_ROTARY_CACHE_STORAGE : 0) |
                              (spec.math == RoundsIn::storage ? PEC_ROTARY_MATH_STORAGE : 0);
     for (std::size_t k = 0; k < call.outputs.size(); ++k) {

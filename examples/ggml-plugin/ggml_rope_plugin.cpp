@@ -18,10 +18,13 @@
 // (ggml_rope_ext_inplace), int32 positions (ggml's rope reads GGML_TYPE_I32 only), queries alone
 // or queries and keys in one call (two rope nodes in one graph, each with its own head count).
 // The spec keys it serves: d, base, rot (the first rot dims: ggml's n_dims), layout (mode 0 is
-// GPT-J's interleaved pairs, GGML_ROPE_TYPE_NEOX the half layout), scaling none or linear
-// (freq_scale = 1.0f / (float)factor, as llama.cpp forms rope_freq_scale_train), dtype fp32 and
-// fp16 (GGML_TYPE_F16 in and out, float32 inside). YaRN, freq_factors and attn_factor are ggml
-// features too, but the fp32-angle recipe `theta=ggml` is defined for none and linear only.
+// GPT-J's interleaved pairs, GGML_ROPE_TYPE_NEOX the half layout), dtype fp32 and fp16
+// (GGML_TYPE_F16 in and out, float32 inside), and scaling:
+//   none, linear     freq_scale = 1.0f / (float)factor, as llama.cpp forms rope_freq_scale_train;
+//   yarn             the same freq_scale, ext_factor = 1 and attn_factor = 1 (llama.cpp's YaRN
+//                    defaults, so that ggml forms the attention factor 1 + 0.1 ln(factor)),
+//                    n_ctx_orig = orig, beta_fast and beta_slow as the spec gives them;
+//   custom(factors=) ggml's freq_factors tensor (llama.cpp's rope_freqs), one float per pair.
 #include <peconform/kernel_abi.h>
 
 #include <cmath>
@@ -39,16 +42,32 @@
 namespace {
 
 // The linear factors the campaign draws: 2 and 8 (SuperHOT, LongChat, CodeLlama-style context
-// extension), 3 (1/3 is not a float: freq_scale rounds) and 0.7 (a factor float32 does not hold).
+// extension), 3 (1/3 is not a float: freq_scale rounds) and 0.7 (a factor float32 does not hold);
+// YaRN as Qwen2.5 (factor 4 over 32768) and a longer stretch (16 over 4096), with ggml's
+// defaults beta_fast = 32, beta_slow = 1.
 #define GGML_PLUGIN_COMMON                                                                                       \
-  "d=*,base=*,rot=*,scaling=none|linear(factor=2)|linear(factor=3)|linear(factor=8)|linear(factor=0.7),"      \
-  "dtype=fp32|fp16"
+  "d=*,base=*,rot=*,scaling=none|linear(factor=2)|linear(factor=3)|linear(factor=8)|linear(factor=0.7)|"      \
+  "yarn(factor=4,orig=32768)|yarn(factor=16,orig=4096),dtype=fp32|fp16"
+// Llama 3.1 8B as llama.cpp runs it: head dim 128, base 500000, and rope_freqs holding the llama3
+// plan's divisor of each pair (factor 8, low 1, high 4 over 8192), float32 values that these
+// decimals give back.
+#define GGML_PLUGIN_LLAMA31                                                                                      \
+  "d=128,base=500000,scaling=custom(factors=[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"          \
+  "1.207484,1.5534146,2.026313,2.69453,3.684253,5.2573266,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,"  \
+  "8,8]),dtype=fp32|fp16"
 
 constexpr const char* kNormFp32Angle =
-    "rope(layout=interleaved," GGML_PLUGIN_COMMON ",precision=fp32-angle,theta=ggml)";
-constexpr const char* kNeoxFp32Angle = "rope(layout=half," GGML_PLUGIN_COMMON ",precision=fp32-angle,theta=ggml)";
-constexpr const char* kNormExact = "rope(layout=interleaved," GGML_PLUGIN_COMMON ",precision=exact-angle)";
-constexpr const char* kNeoxExact = "rope(layout=half," GGML_PLUGIN_COMMON ",precision=exact-angle)";
+    "rope(layout=interleaved," GGML_PLUGIN_COMMON ",precision=fp32-angle,theta=ggml);"
+    "rope(layout=interleaved," GGML_PLUGIN_LLAMA31 ",precision=fp32-angle,theta=ggml)";
+constexpr const char* kNeoxFp32Angle =
+    "rope(layout=half," GGML_PLUGIN_COMMON ",precision=fp32-angle,theta=ggml);"
+    "rope(layout=half," GGML_PLUGIN_LLAMA31 ",precision=fp32-angle,theta=ggml)";
+constexpr const char* kNormExact =
+    "rope(layout=interleaved," GGML_PLUGIN_COMMON ",precision=exact-angle);"
+    "rope(layout=interleaved," GGML_PLUGIN_LLAMA31 ",precision=exact-angle)";
+constexpr const char* kNeoxExact =
+    "rope(layout=half," GGML_PLUGIN_COMMON ",precision=exact-angle);"
+    "rope(layout=half," GGML_PLUGIN_LLAMA31 ",precision=exact-angle)";
 
 pec_status say(pec_status status, char* error, size_t error_size, const char* format, ...) {
   if (error != nullptr && error_size > 0) {
@@ -104,10 +123,20 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
     return say(PEC_REFUSED, error, error_size, "this kernel claims precision class %d, not %d", claim.precision, spec.precision);
   if (spec.precision == PEC_FP32_ANGLE && spec.theta != PEC_THETA_GGML)
     return say(PEC_REFUSED, error, error_size, "ggml forms theta by its running product (theta=ggml), not recipe %d", spec.theta);
-  if (spec.scaling.kind != PEC_PLAN_NONE && spec.scaling.kind != PEC_PLAN_LINEAR)
-    return say(PEC_REFUSED, error, error_size, "this adapter serves scaling none and linear only, not plan %d", spec.scaling.kind);
+  const pec_plan& plan = spec.scaling;
+  const bool yarn = plan.kind == PEC_PLAN_YARN;
+  if (plan.kind != PEC_PLAN_NONE && plan.kind != PEC_PLAN_LINEAR && !yarn && plan.kind != PEC_PLAN_CUSTOM)
+    return say(PEC_REFUSED, error, error_size, "this adapter serves scaling none, linear, yarn and custom, not plan %d", plan.kind);
+  if (yarn && (plan.has_mscale || plan.has_mscale_all_dim || plan.has_attention || !plan.truncate))
+    return say(PEC_REFUSED, error, error_size, "ggml forms YaRN's attention factor and ramp itself: no mscale, attention or truncate=false");
+  if (plan.kind == PEC_PLAN_CUSTOM && plan.factors == nullptr)
+    return say(PEC_REFUSED, error, error_size, "ggml's freq_factors divide its frequencies: custom(factors=...) only");
   if (spec.rot < 2 || spec.rot % 2 != 0 || spec.rot > spec.d)
     return say(PEC_REFUSED, error, error_size, "ggml needs an even n_dims in [2, d]; rot is %d of d = %d", spec.rot, spec.d);
+  if (plan.kind == PEC_PLAN_CUSTOM && plan.factor_count != spec.rot / 2)
+    return say(PEC_REFUSED, error, error_size, "custom has %lld factors for %d pairs", static_cast<long long>(plan.factor_count), spec.rot / 2);
+  if (yarn && (plan.orig < 1 || plan.orig > std::numeric_limits<int>::max()))
+    return say(PEC_REFUSED, error, error_size, "ggml's n_ctx_orig is an int; orig is %lld", static_cast<long long>(plan.orig));
   ggml_type type;
   if (is_dtype(spec.dtype, kDLFloat, 32))
     type = GGML_TYPE_F32;
@@ -117,7 +146,13 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
     return say(PEC_REFUSED, error, error_size, "ggml's CPU rope takes F32 and F16 only");
   const float freq_base = static_cast<float>(spec.base);
   const float freq_scale =
-      spec.scaling.kind == PEC_PLAN_LINEAR ? 1.0f / static_cast<float>(spec.scaling.factor) : 1.0f;
+      plan.kind == PEC_PLAN_LINEAR || yarn ? 1.0f / static_cast<float>(spec.scaling.factor) : 1.0f;
+  // ggml's YaRN arguments; with ext_factor 0 ggml reads none of the others.
+  const float ext_factor = yarn ? 1.0f : 0.0f;
+  const int n_ctx_orig = yarn ? static_cast<int>(plan.orig) : 0;
+  const float beta_fast = yarn ? static_cast<float>(plan.beta_fast) : 32.0f, beta_slow = yarn ? static_cast<float>(plan.beta_slow) : 0.0f;
+  std::vector<float> freq_factors;
+  for (int64_t k = 0; plan.kind == PEC_PLAN_CUSTOM && k < plan.factor_count; ++k) freq_factors.push_back(static_cast<float>(plan.factors[k]));
   if (!(freq_base > 0.0f) || !std::isfinite(freq_base) || !(freq_scale > 0.0f) || !std::isfinite(freq_scale))
     return say(PEC_REFUSED, error, error_size, "base %g or factor %g is not a positive float32", spec.base, spec.scaling.factor);
 
@@ -157,7 +192,7 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
   const int nodes = static_cast<int>(batch) * call->operand_count;
   const size_t graph_size = static_cast<size_t>(nodes) * 4 + 16;
   ggml_init_params params{};
-  params.mem_size = ggml_tensor_overhead() * (static_cast<size_t>(nodes) * 4 + 8) + ggml_graph_overhead_custom(graph_size, false);
+  params.mem_size = ggml_tensor_overhead() * (static_cast<size_t>(nodes) * 4 + 9) + ggml_graph_overhead_custom(graph_size, false);
   params.mem_buffer = nullptr;
   params.no_alloc = true;  // every tensor's data is peconform's buffer or `positions`
   ggml_context* ctx = ggml_init(params);
@@ -165,6 +200,11 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
   ggml_cgraph* graph = ggml_new_graph_custom(ctx, graph_size, false);
 
   const size_t element = ggml_type_size(type);
+  ggml_tensor* factors = nullptr;
+  if (!freq_factors.empty()) {
+    factors = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, static_cast<int64_t>(freq_factors.size()));
+    factors->data = freq_factors.data();
+  }
   for (int o = 0; o < call->operand_count; ++o) {
     const DLTensor& in = call->inputs[o];
     const DLTensor& out = call->outputs[o];
@@ -180,11 +220,11 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
       pos->data = positions.data() + b * seq;
       ggml_tensor* y;
       if (call->in_place) {
-        y = ggml_rope_ext_inplace(ctx, x, pos, nullptr, spec.rot, claim.mode, /*n_ctx_orig=*/0, freq_base, freq_scale,
-                                  /*ext_factor=*/0.0f, /*attn_factor=*/1.0f, /*beta_fast=*/32.0f, /*beta_slow=*/0.0f);
+        y = ggml_rope_ext_inplace(ctx, x, pos, factors, spec.rot, claim.mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
+                                  /*attn_factor=*/1.0f, beta_fast, beta_slow);
       } else {
-        y = ggml_rope_ext(ctx, x, pos, nullptr, spec.rot, claim.mode, /*n_ctx_orig=*/0, freq_base, freq_scale,
-                          /*ext_factor=*/0.0f, /*attn_factor=*/1.0f, /*beta_fast=*/32.0f, /*beta_slow=*/0.0f);
+        y = ggml_rope_ext(ctx, x, pos, factors, spec.rot, claim.mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
+                          /*attn_factor=*/1.0f, beta_fast, beta_slow);
         y->data = out_data + static_cast<size_t>(b) * row_bytes;
       }
       ggml_build_forward_expand(graph, y);

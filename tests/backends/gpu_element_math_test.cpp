@@ -162,14 +162,20 @@ TEST(GpuElementMath, Float32AngleIsTheCpusBitForBit) {
 TEST(GpuElementMath, GgmlRunningProductIsTheCpusAngleByAngle) {
   for (const char* text : {"rope(d=128,base=10000,precision=fp32-angle,theta=ggml)",
                            "rope(d=64,base=500000,precision=fp32-angle,theta=ggml,scaling=linear(factor=4))",
-                           "rope(d=10,base=1e4,rot=6,precision=fp32-angle,theta=ggml)"}) {
+                           "rope(d=10,base=1e4,rot=6,precision=fp32-angle,theta=ggml)",
+                           "rope(d=64,base=1e4,precision=fp32-angle,theta=ggml,scaling=yarn(factor=8,orig=2048))",
+                           "rope(d=8,base=5e5,precision=fp32-angle,theta=ggml,scaling=custom(factors=[1,1.5,3.25,8]))"}) {
     const RotaryPlan plan = make_rotary_plan(Spec::parse(text), 1);
     ASSERT_TRUE(plan.float32.running) << text;
     std::vector<double> angles(static_cast<std::size_t>(plan.frequency_count));
     for (const float position : {0.0f, 1.0f, 7.0f, 4095.0f, 131071.0f, 1048575.0f, 16777215.0f, 2147483648.0f, -3.0f}) {
       ggml_angles(plan.float32, position, plan.frequency_count, angles.data());
       for (int k = 0; k < plan.frequency_count; ++k) {
-        const pec_angle gpu = pec_ggml_angle(position, plan.float32.scale, k, plan.float32.scaled, plan.float32.freq_scale);
+        const auto index = static_cast<std::size_t>(k);
+        const float divisor = plan.float32.divisor.empty() ? 1.0f : plan.float32.divisor[index];
+        const bool yarn = !plan.float32.ramp.empty();
+        const pec_angle gpu = pec_ggml_angle(position, plan.float32.scale, k, divisor, plan.float32.freq_scale, yarn,
+                                             yarn ? plan.float32.ramp[index] : 0.0f);
         ASSERT_EQ(std::bit_cast<std::uint64_t>(gpu.head), std::bit_cast<std::uint64_t>(angles[static_cast<std::size_t>(k)]))
             << text << " position " << position << " k " << k;
         ASSERT_EQ(gpu.tail, 0.0);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fmt/format.h>
 
 #include "spec/spec_error.hpp"
 
@@ -49,6 +50,64 @@ TEST(ThetaRecipe, GgmlMultipliesThePositionByThetaScaleOncePerPairRoundingEachTi
   for (int k = 0; k < 64; ++k) {
     EXPECT_EQ(angles[k], static_cast<double>(0.25f * theta)) << k;
     theta *= scale;
+  }
+}
+
+// Dynamic NTK's float32 base as transformers 5.23 on torch 2.15 forms it, printed by torch:
+// past orig, base * ((factor * seq_len / orig) - (factor - 1)) ** (d / (d - 2)) with seq_len
+// the int64 tensor dynamic_rope_update passes; at orig (the last row), the Python floats of
+// construction cast to float32. The recipe's theta_k is then 1 / powf(base', 2k/d).
+TEST(ThetaRecipe, HuggingFaceFormsDynamicNtksBaseAsTorchDoes) {
+  struct Row {
+    const char* shape;
+    std::int64_t length;
+    float torch_base;
+  };
+  for (const Row& row : {Row{"d=128,base=10000,scaling=dynamic(factor=2,orig=2048)", 2049, 0x1.38cf5ep+13f},
+                         Row{"d=128,base=10000,scaling=dynamic(factor=2,orig=2048)", 1048576, 0x1.5c7fbcp+23f},
+                         Row{"d=96,base=500000,scaling=dynamic(factor=7.3,orig=3000)", 123456789, 0x1.6de4b4p+37f},
+                         Row{"d=64,base=1000000,scaling=dynamic(factor=4,orig=4096)", 2147483647, 0x1.8672a2p+41f},
+                         Row{"d=80,base=12345.678,scaling=dynamic(factor=0.5,orig=8192)", 1693778700, 0x1.99232ep+30f},
+                         Row{"d=6,base=10000,scaling=dynamic(factor=16,orig=2048)", 2064, 0x1.74e36ap+13f},
+                         Row{"d=128,base=500000,scaling=dynamic(factor=8,orig=8192)", 50000, 0x1.529b6ap+24f},
+                         Row{"d=128,base=10000,scaling=dynamic(factor=3,orig=4096)", 4096, 0x1.388p+13f}}) {
+    const Spec spec = Spec::parse(fmt::format("rope({},precision=fp32-angle,theta=hf)", row.shape));
+    const Float32Theta recipe = float32_theta(spec, rotary_frequencies(spec, row.length).theta, spec.rotary_dims(), row.length);
+    for (int k = 0; k < spec.rotary_dims() / 2; ++k) {
+      const float exponent = static_cast<float>(2 * k) / static_cast<float>(spec.rotary_dims());
+      EXPECT_EQ(recipe.theta[static_cast<std::size_t>(k)], 1.0f / std::pow(row.torch_base, exponent)) << row.shape << " at " << row.length << " k " << k;
+    }
+  }
+}
+
+// ggml's rope_yarn: freq_scale = 1/factor, the ramp from ends ggml_rope_yarn_corr_dims floors and
+// ceils (for d=64, base 10000, orig 4096, beta 32 and 1: 10.47 and 22.51, so 10 and 23), and
+// the angle interpolated (1 - ramp) + extrapolated ramp; freq_factors divide the running product.
+TEST(ThetaRecipe, GgmlBlendsYarnsAnglesAndDividesByTheFreqFactors) {
+  const Float32Theta yarn = recipe_of("rope(d=64,base=1e4,precision=fp32-angle,theta=ggml,scaling=yarn(factor=16,orig=4096))");
+  ASSERT_EQ(yarn.ramp.size(), 32u);
+  EXPECT_EQ(yarn.freq_scale, 1.0f / 16.0f);
+  EXPECT_EQ(yarn.ramp[0], 1.0f);   // below the ramp: extrapolated
+  EXPECT_EQ(yarn.ramp[10], 1.0f);
+  EXPECT_EQ(yarn.ramp[11], 1.0f - 1.0f / 13.0f);
+  EXPECT_EQ(yarn.ramp[22], 1.0f - 12.0f / 13.0f);
+  EXPECT_EQ(yarn.ramp[23], 0.0f);  // past it: interpolated
+  EXPECT_EQ(yarn.ramp[31], 0.0f);
+  double angles[32];
+  ggml_angles(yarn, 4097.0f, 32, angles);
+  float theta = 4097.0f;
+  for (int k = 0; k < 32; ++k) {
+    const float mix = yarn.ramp[static_cast<std::size_t>(k)], interpolated = theta / 16.0f;
+    EXPECT_EQ(angles[k], static_cast<double>(interpolated * (1.0f - mix) + theta * mix)) << k;
+    theta *= yarn.scale;
+  }
+  const Float32Theta custom = recipe_of("rope(d=8,base=5e5,precision=fp32-angle,theta=ggml,scaling=custom(factors=[1,1.5,3.25,0.1]))");
+  ASSERT_EQ(custom.divisor, (std::vector<float>{1.0f, 1.5f, 3.25f, 0.1f}));
+  ggml_angles(custom, 1000.0f, 4, angles);
+  theta = 1000.0f;
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(angles[k], static_cast<double>(theta / custom.divisor[static_cast<std::size_t>(k)])) << k;
+    theta *= custom.scale;
   }
 }
 

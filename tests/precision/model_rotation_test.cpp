@@ -1,4 +1,5 @@
-// A 16-bit model's rotation (issue 34): transformers' rotary module in a bf16 or fp16 model, the
+// A model's rotation as a real library runs it (issue 34). First transformers' rotary module in a
+// bf16 or fp16 model, the
 // operations emulated one by one from modeling_llama.py and modeling_rope_utils.py (read, not
 // copied):
 //   inv_freq = 1.0 / base ** (arange(0, d, 2).float() / d)      float32 pow and reciprocal
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <string>
@@ -142,8 +144,11 @@ struct Sweep {
   std::string first_failure;
 };
 
-// `module_spec` says how the module computes; `judged_by` is the spec its output is held to.
-Sweep sweep(const Spec& module_spec, const Spec& judged_by, Planted planted, std::uint64_t seed) {
+// One head rotated at position p by an emulated module.
+using Module = std::function<std::vector<float>(const std::vector<float>& x, std::int64_t p)>;
+
+// `module` computes heads of `judged_by`'s d and dtype; `judged_by` is the spec its output is held to.
+Sweep sweep(const Spec& judged_by, const Module& module, std::uint64_t seed) {
   Sweep out;
   std::mt19937_64 random(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -151,10 +156,10 @@ Sweep sweep(const Spec& module_spec, const Spec& judged_by, Planted planted, std
   for (const std::int64_t p : kPositions) {
     const Reference<FastReal> reference(judged_by, p + 1);
     for (int head = 0; head < 4; ++head) {
-      std::vector<float> x(static_cast<std::size_t>(module_spec.d));
+      std::vector<float> x(static_cast<std::size_t>(judged_by.d));
       const float magnitude = std::ldexp(1.0f, scale(random));
-      for (float& value : x) value = to_dtype(magnitude * normal(random), module_spec.dtype);
-      const std::vector<float> y = model_rotation(module_spec, x, p, planted);
+      for (float& value : x) value = judged_by.dtype == Dtype::fp32 ? magnitude * normal(random) : to_dtype(magnitude * normal(random), judged_by.dtype);
+      const std::vector<float> y = module(x, p);
       const std::vector<Wide> input(x.begin(), x.end());
       const Point point{{p}};
       const std::vector<Wide> exact = reference.evaluate(point, input);
@@ -174,6 +179,11 @@ Sweep sweep(const Spec& module_spec, const Spec& judged_by, Planted planted, std
     }
   }
   return out;
+}
+
+// transformers' module computing as `module_spec` says, held to `judged_by`.
+Sweep sweep(const Spec& module_spec, const Spec& judged_by, Planted planted, std::uint64_t seed) {
+  return sweep(judged_by, [&](const std::vector<float>& x, std::int64_t p) { return model_rotation(module_spec, x, p, planted); }, seed);
 }
 
 // The model's specs: d, base and plan as real models have them, in both 16-bit dtypes.
@@ -289,6 +299,93 @@ TEST(ModelRotation, StorageMathChargesTheProductsInTheStorageDtype) {
   const double ratio = angle_horizon(compute) / angle_horizon(storage);
   EXPECT_GT(ratio, 1.0);
   EXPECT_LT(ratio, 1.01);
+}
+
+// ggml's CPU rope in NEOX mode (src/ggml-cpu/ops.cpp at ggml d99724f, read, not copied), as
+// llama.cpp calls it: ggml_rope_cache_init's running product theta *= powf(base, -2/n), each
+// pair's theta / freq_factor, rope_yarn's interpolation by freq_scale = 1.0f / factor and, under
+// YaRN (ext_factor 1), the ramp from ggml_rope_yarn_corr_dims' float32 ends, the blend and
+// mscale = 1 + 0.1 logf(1 / freq_scale); cosf and sinf times mscale, and rotate_pairs' products
+// and sums in float32, rounded once to the storage type.
+enum class GgmlPlanted {
+  none,
+  ramp_reversed,      // the interpolated angle weighted by the extrapolation share
+  attention_dropped,  // YaRN's mscale left out of cos and sin (ext_factor's branch skipped for it)
+  factors_multiply,   // freq_factors multiplying theta instead of dividing it
+};
+
+std::vector<float> ggml_rotation(const Spec& spec, const std::vector<float>& x, std::int64_t p, GgmlPlanted planted) {
+  const FrequencyPlan& plan = spec.scaling;
+  const int n_dims = spec.rotary_dims(), half = n_dims / 2;
+  const float freq_base = static_cast<float>(spec.base.to_double());
+  const bool yarn = plan.kind == PlanKind::yarn;
+  const float freq_scale = yarn || plan.kind == PlanKind::linear ? 1.0f / static_cast<float>(plan.factor.to_double()) : 1.0f;
+  const float theta_scale = std::pow(freq_base, -2.0f / static_cast<float>(n_dims));
+  const auto corr_dim = [&](float n_rot) {
+    return static_cast<float>(n_dims) *
+           std::log(static_cast<float>(plan.orig) / (n_rot * 2.0f * static_cast<float>(M_PI))) / (2.0f * std::log(freq_base));
+  };
+  const float low = std::max(0.0f, std::floor(corr_dim(static_cast<float>(plan.beta_fast.to_double()))));
+  const float high = std::min(static_cast<float>(n_dims - 1), std::ceil(corr_dim(static_cast<float>(plan.beta_slow.to_double()))));
+  std::vector<float> y(x);
+  float theta = static_cast<float>(p);
+  for (int i = 0; i < half; ++i) {
+    const float ff = plan.factors.empty() ? 1.0f : static_cast<float>(plan.factors[static_cast<std::size_t>(i)].to_double());
+    const float extrapolated = planted == GgmlPlanted::factors_multiply ? theta * ff : theta / ff;
+    const float interpolated = freq_scale * extrapolated;
+    float angle = interpolated, mscale = 1.0f;
+    if (yarn) {
+      const float mix = 1.0f - std::min(1.0f, std::max(0.0f, (static_cast<float>(i) - low) / std::max(0.001f, high - low)));
+      angle = planted == GgmlPlanted::ramp_reversed ? interpolated * mix + extrapolated * (1.0f - mix)
+                                                    : interpolated * (1.0f - mix) + extrapolated * mix;
+      if (planted != GgmlPlanted::attention_dropped) mscale *= 1.0f + 0.1f * std::log(1.0f / freq_scale);
+    }
+    const float c = std::cos(angle) * mscale, s = std::sin(angle) * mscale;
+    const float x0 = x[static_cast<std::size_t>(i)], x1 = x[static_cast<std::size_t>(i + half)];
+    const float a = x0 * c - x1 * s, b = x0 * s + x1 * c;
+    y[static_cast<std::size_t>(i)] = spec.dtype == Dtype::fp32 ? a : to_dtype(a, spec.dtype);
+    y[static_cast<std::size_t>(i + half)] = spec.dtype == Dtype::fp32 ? b : to_dtype(b, spec.dtype);
+    theta *= theta_scale;
+  }
+  return y;
+}
+
+// ggml's YaRN and freq_factors as llama.cpp runs them: Qwen2.5's YaRN, a long stretch over a small
+// context, a partial rotary with a base float32 does not hold, and Llama 3.1's rope_freqs.
+std::vector<Spec> ggml_specs() {
+  std::vector<Spec> specs;
+  for (const char* dtype : {"fp32", "fp16"})
+    for (const char* shape : {"d=128,base=1000000,scaling=yarn(factor=4,orig=32768)", "d=64,base=10000,scaling=yarn(factor=16,orig=4096)",
+                              "d=96,rot=48,base=12345.678,scaling=yarn(factor=7.3,orig=3000,beta_fast=24,beta_slow=1.5)",
+                              "d=128,base=500000,scaling=custom(factors=[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+                              "1.207484,1.5534146,2.026313,2.69453,3.684253,5.2573266,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,"
+                              "8,8,8,8,8])"})
+      specs.push_back(Spec::parse(fmt::format("rope({},layout=half,dtype={},precision=fp32-angle,theta=ggml)", shape, dtype)));
+  return specs;
+}
+
+TEST(ModelRotation, GgmlsYarnAndFreqFactorsHoldTheirRecipeTightly) {
+  std::uint64_t seed = 21;
+  for (const Spec& spec : ggml_specs()) {
+    const Sweep result =
+        sweep(spec, [&](const std::vector<float>& x, std::int64_t p) { return ggml_rotation(spec, x, p, GgmlPlanted::none); }, seed++);
+    EXPECT_EQ(result.failed, 0u) << result.first_failure;
+    EXPECT_GT(result.bounded, result.unconstrained) << spec.canonical();
+    std::cout << spec.canonical() << ": worst error / bound " << result.worst_ratio << " over " << result.bounded << " elements, "
+              << result.unconstrained << " unconstrained\n";
+    EXPECT_GE(result.worst_ratio, 0.1) << spec.canonical() << ": the bound is tight (DESIGN.md section 2)";
+  }
+}
+
+TEST(ModelRotation, GgmlsBugsBreakTheRecipeThatAcceptsIt) {
+  for (const Spec& spec : ggml_specs()) {
+    const bool yarn = spec.scaling.kind == PlanKind::yarn;
+    for (const GgmlPlanted planted : {GgmlPlanted::ramp_reversed, GgmlPlanted::attention_dropped, GgmlPlanted::factors_multiply}) {
+      if (yarn == (planted == GgmlPlanted::factors_multiply)) continue;
+      const Sweep result = sweep(spec, [&](const std::vector<float>& x, std::int64_t p) { return ggml_rotation(spec, x, p, planted); }, 31);
+      EXPECT_GT(result.failed, 0u) << spec.canonical() << " planted " << static_cast<int>(planted);
+    }
+  }
 }
 
 }  // namespace model_rotation

@@ -60,10 +60,11 @@ def test_hf_config_with_a_dtype_is_transformers_own_recipe_in_it():
     with pytest.raises(peconform.SpecError, match="float16"):
         peconform.Spec.from_hf_config(MISTRAL, dtype="float16")
     assert peconform.Spec.from_hf_config(LLAMA3, dtype="bf16").theta == "hf"
-    # dynamic NTK's float32 recipe is not a spec yet: refused with that reason, not given another.
+    # dynamic NTK's float32 base is a recipe too.
     dynamic = dict(MISTRAL, max_position_embeddings=4096, rope_scaling={"rope_type": "dynamic", "factor": 2.0})
-    with pytest.raises(peconform.SpecError, match="scaling dynamic needs theta=exact"):
-        peconform.Spec.from_hf_config(dynamic, dtype="bf16")
+    assert peconform.Spec.from_hf_config(dynamic, dtype="bf16").theta == "hf"
+    with pytest.raises(peconform.SpecError, match="ends cross"):
+        peconform.Spec("rope(d=2,base=10,precision=fp32-angle,theta=ggml,scaling=yarn(factor=2,orig=32768,beta_fast=8))")
 
 
 def test_list_families_is_the_cli_order():

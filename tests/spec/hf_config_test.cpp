@@ -47,8 +47,7 @@ TEST(HfConfig, ADtypeGivesTransformersOwnRecipeInIt) {
   HfConfigOptions fp32 = bf16;
   fp32.dtype = Dtype::fp32;
   EXPECT_EQ(spec_of(config, fp32), "rope(d=128,base=10000,layout=half,scaling=linear(factor=2),precision=fp32-angle,theta=hf)");
-  // llama3's float32 blend is a recipe of its own; a plan whose transformers recipe is no spec yet
-  // is refused, naming it, never given another recipe.
+  // llama3's float32 blend is a recipe of its own, and so is dynamic's float32 base.
   const char* llama3 = R"({"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0,
                            "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                                             "original_max_position_embeddings": 8192, "rope_type": "llama3"}})";
@@ -56,7 +55,8 @@ TEST(HfConfig, ADtypeGivesTransformersOwnRecipeInIt) {
                                    "precision=fp32-angle,theta=hf,cache=storage,math=storage)");
   const char* dynamic = R"({"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 10000.0,
                             "max_position_embeddings": 4096, "rope_scaling": {"factor": 2.0, "rope_type": "dynamic"}})";
-  EXPECT_NE(refusal_of(dynamic, bf16).find("scaling dynamic needs theta=exact"), std::string::npos) << refusal_of(dynamic, bf16);
+  EXPECT_EQ(spec_of(dynamic, bf16), "rope(d=128,base=10000,layout=half,scaling=dynamic(factor=2,orig=4096),dtype=bf16,"
+                                    "precision=fp32-angle,theta=hf,cache=storage,math=storage)");
   HfConfigOptions fp64 = bf16;
   fp64.dtype = Dtype::fp64;
   EXPECT_NE(refusal_of(config, fp64).find("cos and sin in float32"), std::string::npos) << refusal_of(config, fp64);

@@ -78,8 +78,19 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("alibi(mode=causal)", {"alibi: key 'heads'", "is required"});
   expect_rejected("shaw()", {"shaw: key 'k'", "is required"});
   expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
-  expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=16))",
-                  {"theta=ggml is defined for scaling none and linear", "scaling yarn needs theta=exact"});
+  expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=llama3(factor=4,orig=16))",
+                  {"theta=ggml is not defined for scaling llama3", "ggml none, linear, yarn and custom(factors=...)"});
+  expect_rejected("rope(d=8,precision=fp32-angle,theta=meta,scaling=dynamic(factor=4,orig=16))",
+                  {"theta=meta is not defined for scaling dynamic", "meta the same but dynamic"});
+  expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=4096,truncate=false))",
+                  {"theta=ggml floors and ceils", "drop truncate=false"});
+  expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=4096,mscale=1,mscale_all_dim=0.5))",
+                  {"1 + 0.1 ln(factor)", "drop attention=, mscale= and mscale_all_dim="});
+  expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=0.5,orig=4096))", {"factor=0.5", "factor of 1 or more"});
+  expect_rejected("rope(d=2,base=10,precision=fp32-angle,theta=ggml,scaling=yarn(factor=2,orig=32768,beta_fast=8))",
+                  {"max(0.001, high - low)", "ends cross"});
+  expect_rejected("rope(d=4,precision=fp32-angle,theta=ggml,scaling=custom(freqs=[1,0.5]))",
+                  {"theta=ggml forms no explicit frequency list", "custom(factors=...)"});
   expect_rejected("rope(d=8,scaling=proportional(factor=1))", {"scaling proportional needs pairs="});
   expect_rejected("rope(d=8,scaling=proportional(factor=1,pairs=5))", {"pairs=5 but the rotary dims have 4 pairs"});
   expect_rejected("rope(d=8,scaling=proportional(factor=0,pairs=2))", {"factor=0 must be positive"});

@@ -25,15 +25,10 @@ from models import COLUMNS, MODELS, ROOT, find_column, find_model  # noqa: E402
 import report  # noqa: E402
 
 
-def plan_of(spec):
-    scaling = spec.keys.get("scaling", "none")
-    return scaling if isinstance(scaling, str) else scaling.get("type", "none")
-
-
 def cell_spec(model, column):
     """The spec from_hf_config gives for the model, with the column's class keys."""
     base = peconform.Spec.from_hf_config(str(model.config_dir / "config.json"), layer_type=model.layer_type)
-    return base, peconform.Spec(column.spec_text(base.canonical, plan_of(base)))
+    return base, peconform.Spec(column.spec_text(base.canonical))
 
 
 def reproducer(model, column, case):

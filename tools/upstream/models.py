@@ -54,27 +54,20 @@ class PrecisionColumn:
     array: str        # what check() hands the callable
     meaning: str
 
-    def spec_text(self, canonical, plan):
-        keys = self.keys
-        # Hugging Face's float32 theta recipe is defined for these plans (README, `theta`);
-        # for the others the fp32-angle bound assumes a correctly rounded float32 theta.
-        if "theta=hf" in keys and plan not in ("none", "linear", "proportional", "llama3", "yarn", "longrope"):
-            keys = keys.replace("theta=hf", "theta=exact")
-        return canonical[:-1] + "," + keys + ")"
+    def spec_text(self, canonical):
+        # Hugging Face's float32 theta recipe (README, `theta`) is defined for every plan
+        # transformers has.
+        return canonical[:-1] + "," + self.keys + ")"
 
 
 COLUMNS = [
     PrecisionColumn("fp32-angle", "precision=fp32-angle,theta=hf", "torch",
                     "transformers' own recipe in a float32 model: theta and the angle in float32, theta as "
-                    "transformers forms it (theta=hf) for plans none, linear, proportional, llama3, yarn and "
-                    "longrope; dynamic has no such recipe yet, so it is held to a correctly rounded float32 "
-                    "theta, which transformers' float32 pow does not give: a failure there measures that gap, "
-                    "not a bug (no model of the matrix uses dynamic)"),
+                    "transformers forms it (theta=hf), in every plan"),
     PrecisionColumn("bf16 (transformers' recipe)", "dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage",
                     "torch",
                     "transformers' own recipe in a bf16 model: theta and the angle in float32, cos and sin cast to "
-                    "bf16, each product and the sum of the rotation in bf16 (cache=storage,math=storage); the plans "
-                    "without a theta=hf recipe are held to a correctly rounded float32 theta, as in the fp32 column"),
+                    "bf16, each product and the sum of the rotation in bf16 (cache=storage,math=storage)"),
     PrecisionColumn("exact-angle", "precision=exact-angle", "torch",
                     "the angle exact to 2^-100 relative: float32 angles depart from it as positions grow, "
                     "so every float32 implementation fails here; the failure shows from where"),

@@ -10,8 +10,8 @@ PEC_FN pec_angle pec_pair_angle(PEC_GLOBAL const double* pair, long position, lo
                                 float ggml_freq_scale) {
   if (flags & PEC_ROTARY_FLOAT_ANGLE) {
     if (flags & PEC_ROTARY_RUNNING)
-      return pec_ggml_angle((float)position, ggml_scale, (int)pair[PEC_PAIR_INDEX], (flags & PEC_ROTARY_SCALED) != 0,
-                            ggml_freq_scale);
+      return pec_ggml_angle((float)position, ggml_scale, (int)pair[PEC_PAIR_INDEX], (float)pair[PEC_PAIR_DIVISOR],
+                            ggml_freq_scale, (flags & PEC_ROTARY_YARN) != 0, (float)pair[PEC_PAIR_RAMP]);
     return pec_float32_angle((float)position, (float)pair[PEC_PAIR_F32]);
   }
   pec_frequency frequency;
