@@ -123,20 +123,20 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
     return say(PEC_REFUSED, error, error_size, "this kernel claims precision class %d, not %d", claim.precision, spec.precision);
   if (spec.precision == PEC_FP32_ANGLE && spec.theta != PEC_THETA_GGML)
     return say(PEC_REFUSED, error, error_size, "ggml forms theta by its running product (theta=ggml), not recipe %d", spec.theta);
-  const pec_plan& plan = spec.scaling;
-  const bool yarn = plan.kind == PEC_PLAN_YARN;
-  if (plan.kind != PEC_PLAN_NONE && plan.kind != PEC_PLAN_LINEAR && !yarn && plan.kind != PEC_PLAN_CUSTOM)
-    return say(PEC_REFUSED, error, error_size, "this adapter serves scaling none, linear, yarn and custom, not plan %d", plan.kind);
-  if (yarn && (plan.has_mscale || plan.has_mscale_all_dim || plan.has_attention || !plan.truncate))
+  const pec_plan& scaling = spec.scaling;
+  const bool yarn = scaling.kind == PEC_PLAN_YARN;
+  if (scaling.kind != PEC_PLAN_NONE && scaling.kind != PEC_PLAN_LINEAR && !yarn && scaling.kind != PEC_PLAN_CUSTOM)
+    return say(PEC_REFUSED, error, error_size, "this adapter serves scaling none, linear, yarn and custom, not plan %d", scaling.kind);
+  if (yarn && (scaling.has_mscale || scaling.has_mscale_all_dim || scaling.has_attention || !scaling.truncate))
     return say(PEC_REFUSED, error, error_size, "ggml forms YaRN's attention factor and ramp itself: no mscale, attention or truncate=false");
-  if (plan.kind == PEC_PLAN_CUSTOM && plan.factors == nullptr)
+  if (scaling.kind == PEC_PLAN_CUSTOM && scaling.factors == nullptr)
     return say(PEC_REFUSED, error, error_size, "ggml's freq_factors divide its frequencies: custom(factors=...) only");
   if (spec.rot < 2 || spec.rot % 2 != 0 || spec.rot > spec.d)
     return say(PEC_REFUSED, error, error_size, "ggml needs an even n_dims in [2, d]; rot is %d of d = %d", spec.rot, spec.d);
-  if (plan.kind == PEC_PLAN_CUSTOM && plan.factor_count != spec.rot / 2)
-    return say(PEC_REFUSED, error, error_size, "custom has %lld factors for %d pairs", static_cast<long long>(plan.factor_count), spec.rot / 2);
-  if (yarn && (plan.orig < 1 || plan.orig > std::numeric_limits<int>::max()))
-    return say(PEC_REFUSED, error, error_size, "ggml's n_ctx_orig is an int; orig is %lld", static_cast<long long>(plan.orig));
+  if (scaling.kind == PEC_PLAN_CUSTOM && scaling.factor_count != spec.rot / 2)
+    return say(PEC_REFUSED, error, error_size, "custom has %lld factors for %d pairs", static_cast<long long>(scaling.factor_count), spec.rot / 2);
+  if (yarn && (scaling.orig < 1 || scaling.orig > std::numeric_limits<int>::max()))
+    return say(PEC_REFUSED, error, error_size, "ggml's n_ctx_orig is an int; orig is %lld", static_cast<long long>(scaling.orig));
   ggml_type type;
   if (is_dtype(spec.dtype, kDLFloat, 32))
     type = GGML_TYPE_F32;
@@ -146,13 +146,13 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
     return say(PEC_REFUSED, error, error_size, "ggml's CPU rope takes F32 and F16 only");
   const float freq_base = static_cast<float>(spec.base);
   const float freq_scale =
-      plan.kind == PEC_PLAN_LINEAR || yarn ? 1.0f / static_cast<float>(spec.scaling.factor) : 1.0f;
+      scaling.kind == PEC_PLAN_LINEAR || yarn ? 1.0f / static_cast<float>(spec.scaling.factor) : 1.0f;
   // ggml's YaRN arguments; with ext_factor 0 ggml reads none of the others.
   const float ext_factor = yarn ? 1.0f : 0.0f;
-  const int n_ctx_orig = yarn ? static_cast<int>(plan.orig) : 0;
-  const float beta_fast = yarn ? static_cast<float>(plan.beta_fast) : 32.0f, beta_slow = yarn ? static_cast<float>(plan.beta_slow) : 0.0f;
+  const int n_ctx_orig = yarn ? static_cast<int>(scaling.orig) : 0;
+  const float beta_fast = yarn ? static_cast<float>(scaling.beta_fast) : 32.0f, beta_slow = yarn ? static_cast<float>(scaling.beta_slow) : 0.0f;
   std::vector<float> freq_factors;
-  for (int64_t k = 0; plan.kind == PEC_PLAN_CUSTOM && k < plan.factor_count; ++k) freq_factors.push_back(static_cast<float>(plan.factors[k]));
+  for (int64_t k = 0; scaling.kind == PEC_PLAN_CUSTOM && k < scaling.factor_count; ++k) freq_factors.push_back(static_cast<float>(scaling.factors[k]));
   if (!(freq_base > 0.0f) || !std::isfinite(freq_base) || !(freq_scale > 0.0f) || !std::isfinite(freq_scale))
     return say(PEC_REFUSED, error, error_size, "base %g or factor %g is not a positive float32", spec.base, spec.scaling.factor);
 
