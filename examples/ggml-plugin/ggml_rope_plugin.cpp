@@ -56,18 +56,14 @@ namespace {
   "1.207484,1.5534146,2.026313,2.69453,3.684253,5.2573266,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,8,"  \
   "8,8]),dtype=fp32|fp16"
 
-constexpr const char* kNormFp32Angle =
-    "rope(layout=interleaved," GGML_PLUGIN_COMMON ",precision=fp32-angle,theta=ggml);"
-    "rope(layout=interleaved," GGML_PLUGIN_LLAMA31 ",precision=fp32-angle,theta=ggml)";
-constexpr const char* kNeoxFp32Angle =
-    "rope(layout=half," GGML_PLUGIN_COMMON ",precision=fp32-angle,theta=ggml);"
-    "rope(layout=half," GGML_PLUGIN_LLAMA31 ",precision=fp32-angle,theta=ggml)";
-constexpr const char* kNormExact =
-    "rope(layout=interleaved," GGML_PLUGIN_COMMON ",precision=exact-angle);"
-    "rope(layout=interleaved," GGML_PLUGIN_LLAMA31 ",precision=exact-angle)";
-constexpr const char* kNeoxExact =
-    "rope(layout=half," GGML_PLUGIN_COMMON ",precision=exact-angle);"
-    "rope(layout=half," GGML_PLUGIN_LLAMA31 ",precision=exact-angle)";
+// Each kernel's two patterns: one mode's layout under one claim.
+#define GGML_PLUGIN_PATTERNS(LAYOUT, CLAIM) \
+  "rope(layout=" LAYOUT "," GGML_PLUGIN_COMMON "," CLAIM ");rope(layout=" LAYOUT "," GGML_PLUGIN_LLAMA31 "," CLAIM ")"
+
+constexpr const char* kNormFp32Angle = GGML_PLUGIN_PATTERNS("interleaved", "precision=fp32-angle,theta=ggml");
+constexpr const char* kNeoxFp32Angle = GGML_PLUGIN_PATTERNS("half", "precision=fp32-angle,theta=ggml");
+constexpr const char* kNormExact = GGML_PLUGIN_PATTERNS("interleaved", "precision=exact-angle");
+constexpr const char* kNeoxExact = GGML_PLUGIN_PATTERNS("half", "precision=exact-angle");
 
 pec_status say(pec_status status, char* error, size_t error_size, const char* format, ...) {
   if (error != nullptr && error_size > 0) {

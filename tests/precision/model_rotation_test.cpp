@@ -312,6 +312,7 @@ enum class GgmlPlanted {
   ramp_reversed,      // the interpolated angle weighted by the extrapolation share
   attention_dropped,  // YaRN's mscale left out of cos and sin (ext_factor's branch skipped for it)
   factors_multiply,   // freq_factors multiplying theta instead of dividing it
+  scale_in_bf16,      // theta_scale held in bf16, as a model cast whole to bf16 holds its theta
 };
 
 std::vector<float> ggml_rotation(const Spec& spec, const std::vector<float>& x, std::int64_t p, GgmlPlanted planted) {
@@ -320,7 +321,8 @@ std::vector<float> ggml_rotation(const Spec& spec, const std::vector<float>& x, 
   const float freq_base = static_cast<float>(spec.base.to_double());
   const bool yarn = plan.kind == PlanKind::yarn;
   const float freq_scale = yarn || plan.kind == PlanKind::linear ? 1.0f / static_cast<float>(plan.factor.to_double()) : 1.0f;
-  const float theta_scale = std::pow(freq_base, -2.0f / static_cast<float>(n_dims));
+  const float float_scale = std::pow(freq_base, -2.0f / static_cast<float>(n_dims));
+  const float theta_scale = planted == GgmlPlanted::scale_in_bf16 ? to_dtype(float_scale, Dtype::bf16) : float_scale;
   const auto corr_dim = [&](float n_rot) {
     return static_cast<float>(n_dims) *
            std::log(static_cast<float>(plan.orig) / (n_rot * 2.0f * static_cast<float>(M_PI))) / (2.0f * std::log(freq_base));
@@ -380,8 +382,9 @@ TEST(ModelRotation, GgmlsYarnAndFreqFactorsHoldTheirRecipeTightly) {
 TEST(ModelRotation, GgmlsBugsBreakTheRecipeThatAcceptsIt) {
   for (const Spec& spec : ggml_specs()) {
     const bool yarn = spec.scaling.kind == PlanKind::yarn;
-    for (const GgmlPlanted planted : {GgmlPlanted::ramp_reversed, GgmlPlanted::attention_dropped, GgmlPlanted::factors_multiply}) {
-      if (yarn == (planted == GgmlPlanted::factors_multiply)) continue;
+    for (const GgmlPlanted planted :
+         {GgmlPlanted::ramp_reversed, GgmlPlanted::attention_dropped, GgmlPlanted::factors_multiply, GgmlPlanted::scale_in_bf16}) {
+      if (planted != GgmlPlanted::scale_in_bf16 && yarn == (planted == GgmlPlanted::factors_multiply)) continue;
       const Sweep result = sweep(spec, [&](const std::vector<float>& x, std::int64_t p) { return ggml_rotation(spec, x, p, planted); }, 31);
       EXPECT_GT(result.failed, 0u) << spec.canonical() << " planted " << static_cast<int>(planted);
     }
