@@ -160,6 +160,17 @@ TEST(HfConfig, PartialRotaryFactorDefaultsOfPhiAndStableLm) {
             "rope(d=80,base=10000,layout=half,rot=32)");
 }
 
+// transformers takes int(head_dim * partial_rotary_factor): Python's int() truncates. 128 times
+// 155/512 (a factor double holds exactly) is 38.75: 38 dims rotate, not the 39 rounding gives
+// (which, odd, would be refused). Issue 38's survivor: no other fixture's product has a fraction
+// of 0.5 or more.
+TEST(HfConfig, PartialRotaryDimsTruncateAsPythonsIntDoes) {
+  EXPECT_EQ(spec_of(R"({"hidden_size": 4096, "num_attention_heads": 32, "partial_rotary_factor": 0.302734375})"),
+            "rope(d=128,base=10000,layout=half,rot=38)");
+  // 99.99 truncates to 99, odd, and is refused; rounded it would be the whole head.
+  EXPECT_NE(refusal_of(R"({"head_dim": 100, "partial_rotary_factor": 0.9999})").find("= 99 rotary dims"), std::string::npos);
+}
+
 TEST(HfConfig, CohereRotatesInterleavedPairsWithItsOwnDefaultTheta) {
   const HfConfigExplanation reading = explain_hf_config(R"({"model_type": "cohere", "hidden_size": 8192, "num_attention_heads": 64})");
   EXPECT_EQ(reading.spec.canonical(), "rope(d=128,base=500000,layout=interleaved)");

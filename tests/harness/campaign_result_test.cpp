@@ -1,0 +1,103 @@
+// CellStats::merge and report.json's cell fields, held to values written out by hand rather than
+// to a round trip through the same code (issue 38: a tie-break removed from merge, and a counter
+// written under another's name, each survived every test before these).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/campaign_result.hpp"
+
+namespace peconform::harness {
+namespace {
+namespace campaign_result_test {  // the harness tests build as one unit: names of their own
+
+CellStats worst_at(double ratio, std::uint64_t case_index, const std::string& case_text) {
+  CellStats stats;
+  stats.cases = 1;
+  stats.worst_ratio = ratio;
+  stats.worst_case_index = case_index;
+  stats.worst_case = case_text;
+  return stats;
+}
+
+// The unsharded run keeps the first case of a tied worst ratio; two shards holding the two tied
+// cases must merge to that one whichever comes first.
+TEST(CellStatsMerge, ATiedWorstRatioKeepsTheLowerCaseIndexInEitherOrder) {
+  const CellStats early = worst_at(0.5, 3, "rope(d=8) | seed=0x3"), late = worst_at(0.5, 7, "rope(d=8) | seed=0x7");
+  CellStats late_first = late;
+  late_first.merge(early);
+  CellStats early_first = early;
+  early_first.merge(late);
+  for (const CellStats& merged : {late_first, early_first}) {
+    EXPECT_EQ(merged.worst_case_index, 3u);
+    EXPECT_EQ(merged.worst_case, "rope(d=8) | seed=0x3");
+    EXPECT_EQ(merged.cases, 2u);
+  }
+  // A larger ratio wins whatever its index; an empty cell takes the other's worst.
+  CellStats larger = early;
+  larger.merge(worst_at(0.75, 9, "rope(d=8) | seed=0x9"));
+  EXPECT_EQ(larger.worst_case_index, 9u);
+  CellStats empty;
+  empty.merge(early);
+  EXPECT_EQ(empty.worst_case, early.worst_case);
+}
+
+// Every counter of a cell under its own name in report.json: each holds a value no other does.
+TEST(CampaignResultJson, EachCellCounterIsWrittenUnderItsOwnName) {
+  CampaignResult result;
+  CellStats stats;
+  stats.cases = 11;
+  stats.failed_cases = 12;
+  stats.elements = 13;
+  stats.bounded_elements = 14;
+  stats.identical_elements = 15;
+  stats.unconstrained_elements = 16;
+  stats.norm_checked_pairs = 17;
+  stats.unconstrained_horizon = 18.5;
+  stats.failed_elements = 19;
+  stats.escalations = 20;
+  stats.boundary_elements = 21;
+  stats.max_ulp = 22.5;
+  stats.worst_ratio = 0.25;
+  stats.worst_case = "rope(d=8) | seed=0x17";
+  stats.worst_case_index = 23;
+  stats.worst_ratio_by_position[5] = 0.125;
+  stats.ratio_histogram[2] = 24;
+  result.cells[{"cpu", "rope", "bf16", "fp32-angle"}] = stats;
+  const nlohmann::json cell = to_json(result).at("cells").at(0);
+  EXPECT_EQ(cell.at("backend"), "cpu");
+  EXPECT_EQ(cell.at("family"), "rope");
+  EXPECT_EQ(cell.at("dtype"), "bf16");
+  EXPECT_EQ(cell.at("precision"), "fp32-angle");
+  EXPECT_EQ(cell.at("cases"), 11);
+  EXPECT_EQ(cell.at("failed_cases"), 12);
+  EXPECT_EQ(cell.at("elements"), 13);
+  EXPECT_EQ(cell.at("bounded_elements"), 14);
+  EXPECT_EQ(cell.at("identical_elements"), 15);
+  EXPECT_EQ(cell.at("unconstrained_elements"), 16);
+  EXPECT_EQ(cell.at("norm_checked_pairs"), 17);
+  EXPECT_EQ(cell.at("unconstrained_horizon"), 18.5);
+  EXPECT_EQ(cell.at("failed_elements"), 19);
+  EXPECT_EQ(cell.at("escalations"), 20);
+  EXPECT_EQ(cell.at("boundary_elements"), 21);
+  EXPECT_EQ(cell.at("max_ulp"), 22.5);
+  EXPECT_EQ(cell.at("worst_ratio"), 0.25);
+  EXPECT_EQ(cell.at("worst_case"), "rope(d=8) | seed=0x17");
+  EXPECT_EQ(cell.at("worst_case_index"), 23);
+  EXPECT_EQ(cell.at("loose"), false);
+  EXPECT_EQ(cell.at("worst_ratio_by_position").at(5), 0.125);
+  EXPECT_EQ(cell.at("worst_ratio_by_position").at(4), 0.0);
+  EXPECT_EQ(cell.at("ratio_histogram").at(2), 24);
+  EXPECT_EQ(cell.at("ratio_histogram").at(3), 0);
+  // And read back field by field.
+  const CellStats& back = from_json(to_json(result)).cells.begin()->second;
+  EXPECT_EQ(back.identical_elements, 15u);
+  EXPECT_EQ(back.unconstrained_elements, 16u);
+  EXPECT_EQ(back.norm_checked_pairs, 17u);
+  EXPECT_EQ(back.boundary_elements, 21u);
+  EXPECT_EQ(back.escalations, 20u);
+}
+
+}  // namespace campaign_result_test
+}  // namespace
+}  // namespace peconform::harness
