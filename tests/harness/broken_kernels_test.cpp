@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include "backends/backend_registry.hpp"
@@ -139,8 +140,14 @@ TEST(BrokenKernelGuards, ACopyPastEachRowIsCaughtAndTheShrunkCasePassesTheCpuKer
   for (const FailureRecord& failure : found.failures) {
     EXPECT_EQ(failure.first.kind, "out-of-bounds") << failure.case_text;
     EXPECT_NE(failure.first.actual.find("sentinel of input"), std::string::npos) << failure.first.actual;
-    // A sentinel in the guard past the end names no element: the case narrows to the last one.
-    EXPECT_NE(failure.case_text.find("select="), std::string::npos) << failure.case_text;
+    // A sentinel in the guard past the end names no element: the case narrows to the last one,
+    // the last token of the drawn case (and its last batch row and head).
+    std::smatch drawn, narrowed;
+    ASSERT_TRUE(std::regex_search(failure.original_case, drawn, std::regex(" batch=(\\d+) seq=(\\d+) heads=(\\d+) ")));
+    ASSERT_TRUE(std::regex_search(failure.case_text, narrowed, std::regex("select=b(\\d+),s(\\d+),h(\\d+)"))) << failure.case_text;
+    EXPECT_EQ(std::stoll(narrowed[1]), std::stoll(drawn[1]) - 1) << failure.case_text;
+    EXPECT_EQ(std::stoll(narrowed[2]), std::stoll(drawn[2]) - 1) << failure.case_text;
+    EXPECT_EQ(std::stoll(narrowed[3]), std::stoll(drawn[3]) - 1) << failure.case_text;
     CampaignOptions replay;
     replay.profile = profile_named("smoke");
     replay.seed = 7;

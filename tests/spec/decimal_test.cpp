@@ -6,6 +6,14 @@
 namespace peconform {
 namespace {
 
+// A decimal is often a view into longer text (a spec's atom); the parse must stop at the view's
+// end even where the text beyond it goes on as an exponent.
+TEST(Decimal, ParsesAViewAndNothingPastItsEnd) {
+  const std::string_view text = "2.5e9";
+  EXPECT_EQ(Decimal::parse(text.substr(0, 3)).text(), "2.5");
+  EXPECT_EQ(Decimal::parse(text).text(), "2500000000");
+}
+
 TEST(Decimal, NormalisesEqualValuesToOneText) {
   EXPECT_EQ(Decimal::parse("1e4").text(), "10000");
   EXPECT_EQ(Decimal::parse("10000.000").text(), "10000");

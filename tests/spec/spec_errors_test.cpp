@@ -100,6 +100,7 @@ TEST(SpecErrors, BadValuesAreNamed) {
                   {"theta=hf is not a table recipe", "sinusoidal takes theta=exact or exp-log"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=exp-log)",
                   {"theta=exp-log is not a rotary recipe", "rope takes theta=exact, hf, meta or ggml"});
+  expect_rejected("xl(d=7)", {"d=7 is odd but xl concatenates d/2 sines and d/2 cosines"});
   expect_rejected("xl(d=8,theta=exp-log)", {"theta=exp-log", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("alibi(heads=8,slopes=bloom)", {"slopes=bloom", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("alibi(heads=8,precision=fp32-angle,slopes=pow)", {"key 'slopes'", "pow"});
