@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
 
+#include <csignal>
+
+#include "reports/atomic_file.hpp"
 #include "reports/campaign_reports.hpp"
 #include "reports/junit_xml.hpp"
 #include "reports/report_html.hpp"
@@ -31,6 +35,30 @@ TEST(CampaignReports, ThrowsWhenTheDirectoryCannotBeCreated) {
   const ScratchDir dir;
   dir.write("occupied", "a file where the directory should go");
   EXPECT_THROW(write_campaign_reports(sample_result(), dir.path() / "occupied"), std::runtime_error);
+}
+
+// A write that fails part-way (here the file-size limit, as a full disk would) throws naming the
+// file, leaves nothing behind, and never replaces the report that was there.
+TEST(CampaignReports, AWriteThatFailsThrowsAndKeepsTheOldFile) {
+  const ScratchDir dir;
+  dir.write("report.json", "the old report");
+  const auto previous_handler = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG from write(), not the signal
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &limit), 0);
+  rlimit small = limit;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string said;
+  try {
+    write_file_atomically(dir.path() / "report.json", std::string(1 << 20, 'x'));
+  } catch (const std::runtime_error& error) {
+    said = error.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &limit);
+  EXPECT_EQ(said, "cannot write '" + (dir.path() / "report.json").string() + "'");
+  std::signal(SIGXFSZ, previous_handler);
+  EXPECT_EQ(dir.read("report.json"), "the old report");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1);
 }
 
 }  // namespace

@@ -44,6 +44,21 @@ TEST(SummaryMarkdown, HasOneMatrixRowPerCellWithFourteenColumns) {
   EXPECT_EQ(rows, 5);
 }
 
+// A kernel's message that starts with a backtick: the code span's fence is one backtick longer
+// than the longest run in it, the first character's run included, and the facts keep their
+// labels (the reference and actual values under their own names).
+TEST(SummaryMarkdown, FencesACodeSpanThatStartsWithABacktickAndLabelsEachFact) {
+  harness::CampaignResult result = sample_result();
+  harness::FailureRecord& failure = result.failures.front();
+  failure.message = "`x` broke";
+  failure.first.reference = "0x1p+0 (1)";
+  failure.first.actual = "0x1.8p+0 (1.5)";
+  const std::string md = summary_markdown(result);
+  EXPECT_TRUE(contains(md, "- kernel said: `` `x` broke ``\n")) << md;
+  EXPECT_TRUE(contains(md, "- reference: `0x1p+0 (1)`\n")) << md;
+  EXPECT_TRUE(contains(md, "- actual: `0x1.8p+0 (1.5)`\n")) << md;
+}
+
 TEST(SummaryMarkdown, ListsTheLooseBound) {
   const std::string md = summary_markdown(sample_result());
   EXPECT_TRUE(contains(md, fmt::format("- `{}`: worst ratio 0.02 over 5000 bounded elements\n", kLooseCell))) << md;

@@ -48,7 +48,7 @@ ROOMS = {
         (("harness_test", ""), ("campaign_test", "BrokenKernels*:*Verifier*"))),
     "harness-results": Room(
         ("harness/shrink.cpp", "harness/campaign_result.cpp", "harness/regression_corpus.cpp"),
-        (("harness_test", ""), ("campaign_test", "Shrink*:*Merge*:*Regression*"), ("reports_test", ""))),
+        (("harness_test", ""), ("campaign_test", "Shrink*:*Merge*:*Regression*:BrokenKernel*"), ("reports_test", ""))),
     "backends-calls": Room(
         ("backends/kernel_call.cpp", "backends/device_call_checks.cpp", "backends/plugin/abi_spec.cpp",
          "backends/plugin/dl_tensor_view.cpp", "backends/plugin/device_memory.cpp",
