@@ -64,6 +64,16 @@ TEST(ReportHtml, PlotsEachFamilyWithBoundedElements) {
   EXPECT_NE(html.find("No element checked against a finite bound"), std::string::npos);
 }
 
+// Each histogram bar spans its ratio bin: a visible width, never a zero-width rect.
+TEST(ReportHtml, HistogramBarsSpanTheirBin) {
+  const std::string html = report_html(sample_result());
+  const std::regex bar("<rect x=\"[^\"]*\" y=\"[^\"]*\" width=\"([0-9.]+)\" height=\"[^\"]*\" fill=\"#[^\"]*\"><title>");
+  int bars = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), bar); it != std::sregex_iterator(); ++it, ++bars)
+    EXPECT_GT(std::stod((*it)[1]), 1.0) << (*it)[0];
+  EXPECT_GT(bars, 0);
+}
+
 TEST(ReportHtml, DrawsAnInfiniteRatioOnTheTopEdgeAndPrintsItAsInf) {
   harness::CampaignResult result = sample_result();
   harness::CellStats& alibi = result.cells.at({"cpu", "alibi", "float16", "fp32-angle"});
