@@ -157,6 +157,14 @@ TEST(TinyPairScreen, NothingOutsideItsDomainIsNeutral) {
     wrong.ya = y;
     EXPECT_FALSE(screen_tiny_pair(wrong, terms, format, maxima).neutral) << y;
   }
+  // A non-finite output, cos or sin anywhere in the pair.
+  for (double TinyPair::*field : {&TinyPair::ya, &TinyPair::yb, &TinyPair::cos, &TinyPair::sin})
+    for (const double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity()}) {
+      TinyPair wrong = pair;
+      wrong.*field = bad;
+      EXPECT_FALSE(screen_tiny_pair(wrong, terms, format, maxima).neutral) << bad;
+    }
   TinyPair zeros = pair;
   zeros.xa = zeros.xb = 0;
   EXPECT_FALSE(screen_tiny_pair(zeros, terms, format, maxima).neutral);
