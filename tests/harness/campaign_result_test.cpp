@@ -65,26 +65,27 @@ TEST(CampaignResultJson, EachCellCounterIsWrittenUnderItsOwnName) {
   stats.ratio_histogram[2] = 24;
   result.cells[{"cpu", "rope", "bf16", "fp32-angle"}] = stats;
   const nlohmann::json cell = to_json(result).at("cells").at(0);
-  EXPECT_EQ(cell.at("backend"), "cpu");
-  EXPECT_EQ(cell.at("family"), "rope");
-  EXPECT_EQ(cell.at("dtype"), "bf16");
-  EXPECT_EQ(cell.at("precision"), "fp32-angle");
-  EXPECT_EQ(cell.at("cases"), 11);
-  EXPECT_EQ(cell.at("failed_cases"), 12);
-  EXPECT_EQ(cell.at("elements"), 13);
-  EXPECT_EQ(cell.at("bounded_elements"), 14);
-  EXPECT_EQ(cell.at("identical_elements"), 15);
-  EXPECT_EQ(cell.at("unconstrained_elements"), 16);
-  EXPECT_EQ(cell.at("norm_checked_pairs"), 17);
-  EXPECT_EQ(cell.at("unconstrained_horizon"), 18.5);
-  EXPECT_EQ(cell.at("failed_elements"), 19);
-  EXPECT_EQ(cell.at("escalations"), 20);
-  EXPECT_EQ(cell.at("boundary_elements"), 21);
-  EXPECT_EQ(cell.at("max_ulp"), 22.5);
-  EXPECT_EQ(cell.at("worst_ratio"), 0.25);
-  EXPECT_EQ(cell.at("worst_case"), "rope(d=8) | seed=0x17");
-  EXPECT_EQ(cell.at("worst_case_index"), 23);
-  EXPECT_EQ(cell.at("loose"), false);
+  const nlohmann::json expected = {{"backend", "cpu"},
+                                   {"family", "rope"},
+                                   {"dtype", "bf16"},
+                                   {"precision", "fp32-angle"},
+                                   {"cases", 11},
+                                   {"failed_cases", 12},
+                                   {"elements", 13},
+                                   {"bounded_elements", 14},
+                                   {"identical_elements", 15},
+                                   {"unconstrained_elements", 16},
+                                   {"norm_checked_pairs", 17},
+                                   {"unconstrained_horizon", 18.5},
+                                   {"failed_elements", 19},
+                                   {"escalations", 20},
+                                   {"boundary_elements", 21},
+                                   {"max_ulp", 22.5},
+                                   {"worst_ratio", 0.25},
+                                   {"worst_case", "rope(d=8) | seed=0x17"},
+                                   {"worst_case_index", 23},
+                                   {"loose", false}};
+  for (const auto& [key, value] : expected.items()) EXPECT_EQ(cell.at(key), value) << key;
   EXPECT_EQ(cell.at("worst_ratio_by_position").at(5), 0.125);
   EXPECT_EQ(cell.at("worst_ratio_by_position").at(4), 0.0);
   EXPECT_EQ(cell.at("ratio_histogram").at(2), 24);
