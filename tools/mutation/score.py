@@ -80,8 +80,15 @@ def tree_files(repo):
 
 
 def sync_tree(repo, scratch):
-    """Copies the files whose content differs, so that unchanged files keep their timestamps."""
-    for name in tree_files(repo):
+    """Copies the files whose content differs, so that unchanged files keep their timestamps, and
+    removes those the tree no longer has (the scratch build under build/ stays)."""
+    names = tree_files(repo)
+    kept = set(names)
+    for path in pathlib.Path(scratch).rglob("*"):
+        name = path.relative_to(scratch).as_posix()
+        if path.is_file() and not name.startswith("build/") and name not in kept:
+            path.unlink()
+    for name in names:
         source, target = pathlib.Path(repo) / name, pathlib.Path(scratch) / name
         data = source.read_bytes()
         if target.is_file() and target.read_bytes() == data:
