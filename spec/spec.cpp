@@ -466,12 +466,7 @@ void validate_plan(const Spec& spec) {
 bool ggml_forms_yarn(const Spec& spec) {
   const FrequencyPlan& plan = spec.scaling;
   if (!plan.truncate || plan.attention || plan.mscale || plan.mscale_all_dim || plan.factor.to_double() < 1) return false;
-  const int dims = spec.rotary_dims();
-  const auto correction = [&](const Decimal& beta) {
-    return dims * std::log(static_cast<double>(plan.orig) / (beta.to_double() * 2 * std::numbers::pi)) / (2 * std::log(spec.base.to_double()));
-  };
-  const double low = std::max(std::floor(correction(plan.beta_fast)), 0.0);
-  const double high = std::min(std::ceil(correction(plan.beta_slow)), static_cast<double>(dims - 1));
+  const auto [low, high] = transformers_yarn_ramp_ends(spec);
   return low <= high;
 }
 
@@ -670,6 +665,21 @@ std::vector<ThetaRecipe> theta_recipes(const Spec& spec) {
     case PlanKind::custom: return spec.scaling.factors.empty() ? std::vector{T::exact} : std::vector{T::exact, T::ggml};
   }
   return {T::exact};
+}
+
+std::pair<double, double> transformers_yarn_ramp_ends(const Spec& spec) {
+  const FrequencyPlan& plan = spec.scaling;
+  const int dims = spec.rotary_dims();
+  const double base = spec.base.to_double(), orig = static_cast<double>(plan.orig);
+  const auto correction = [&](const Decimal& beta) {
+    return (dims * std::log(orig / (beta.to_double() * 2 * std::numbers::pi))) / (2 * std::log(base));
+  };
+  double low = correction(plan.beta_fast), high = correction(plan.beta_slow);
+  if (plan.truncate) {
+    low = std::floor(low);
+    high = std::ceil(high);
+  }
+  return {std::max(low, 0.0), std::min(high, static_cast<double>(dims - 1))};
 }
 
 bool is_relative(Family family) {

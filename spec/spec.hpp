@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spec/decimal.hpp"
@@ -136,6 +137,11 @@ RoundsIn rounds_in_named(std::string_view text, std::string_view what);
 // with dynamic; exact and ggml with custom(factors=...), exact alone with custom(freqs=...);
 // exact for every other family.
 std::vector<ThetaRecipe> theta_recipes(const Spec& spec);
+// YaRN's ramp ends as transformers' _compute_yarn_parameters forms them, in Python floats: the
+// correction dimension d_rot ln(L0 / (beta 2 pi)) / (2 ln base) of beta_fast and beta_slow,
+// floored and ceiled unless truncate=false, clamped to [0, d_rot - 1]. Where the two are equal,
+// transformers moves high 0.001 past low; ggml divides by max(0.001, high - low).
+std::pair<double, double> transformers_yarn_ramp_ends(const Spec& spec);
 // Families whose query point is a pair (i:j) of query and key positions rather than a position.
 bool is_relative(Family family);
 // Families that rotate their input (rope, xpos, mrope, rope2d).

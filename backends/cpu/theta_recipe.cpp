@@ -25,26 +25,6 @@ float llama3_theta(const FrequencyPlan& plan, float inv_freq) {
   return medium ? smoothed : llama;
 }
 
-// YaRN's ramp ends as _compute_yarn_parameters forms them, in Python floats: the correction
-// dimension dim * ln(L0 / (beta * 2 * pi)) / (2 ln base) of beta_fast and beta_slow, floored and
-// ceiled unless truncate=false, clamped to [0, dim - 1], and 0.001 apart at least.
-std::pair<double, double> yarn_ramp_ends(const Spec& spec, int dims) {
-  const FrequencyPlan& plan = spec.scaling;
-  const double base = spec.base.to_double(), orig = static_cast<double>(plan.orig);
-  const auto correction = [&](double rotations) {
-    return (dims * std::log(orig / (rotations * 2 * std::numbers::pi))) / (2 * std::log(base));
-  };
-  double low = correction(plan.beta_fast.to_double()), high = correction(plan.beta_slow.to_double());
-  if (plan.truncate) {
-    low = std::floor(low);
-    high = std::ceil(high);
-  }
-  low = std::max(low, 0.0);
-  high = std::min(high, static_cast<double>(dims - 1));
-  if (low == high) high += 0.001;
-  return {low, high};
-}
-
 // YaRN's frequency k in float32: pos_freqs = base ** (2k/dim); the extrapolated 1 / pos_freqs and
 // the interpolated 1 / (factor * pos_freqs) blended by ext = 1 - clamp((k - low) / (high - low),
 // 0, 1): interpolated * (1 - ext) + extrapolated * ext, every operation a float32 rounding.
@@ -123,7 +103,12 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
       // by the factor (inv_freq /= factor), llama3 blends (llama3_theta), yarn blends (yarn_theta);
       // longrope multiplies the power by its float32 factor first (1.0 / (ext_factors * base ** ...));
       // dynamic takes its own base (dynamic_base).
-      const std::pair<double, double> ramp_ends = spec.scaling.kind == PlanKind::yarn ? yarn_ramp_ends(spec, dims) : std::pair{0.0, 0.0};
+      // YaRN's ramp ends (spec/spec.hpp), which transformers moves 0.001 apart where they meet.
+      std::pair<double, double> ramp_ends{0.0, 0.0};
+      if (spec.scaling.kind == PlanKind::yarn) {
+        ramp_ends = transformers_yarn_ramp_ends(spec);
+        if (ramp_ends.first == ramp_ends.second) ramp_ends.second += 0.001;
+      }
       for (std::size_t k = 0; k < exact_theta.size(); ++k) {
         const float exponent = static_cast<float>(2 * k) / static_cast<float>(dims);
         const float power = std::pow(base, exponent);

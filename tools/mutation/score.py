@@ -213,8 +213,6 @@ def main():
                                           "status": status, "change": change}) + "\n")
                     log.flush()
                     print(f"  {room_name} {name} {mutant.name}: {status}", file=sys.stderr)
-            # Put the last original back into the build, so the next room starts from the tree.
-            build(build_dir, args.timeout)
             scored = tally["killed"] + tally["survived"]
             score = f"{100 * tally['killed'] / scored:.0f}%" if scored else "n/a"
             print(f"\n| {room_name} | {scored + tally['timed-out']} built | {tally['killed']} killed | "
