@@ -1,11 +1,15 @@
-"""Runs peconform.check() on transformers' own rotary code for each model of the matrix and writes
-the conformance matrix (tools/upstream-conformance.sh runs this in its virtual environment).
+"""Runs peconform.check() on one library's own positional-encoding code, every row of its adapter
+under each of the row's columns, writes the library's results (libraries/<library>.json under
+--out) and assembles the matrix from every library's results (matrix.py).
+tools/upstream-conformance.sh runs this in the library's virtual environment.
 
-    python tools/upstream/conformance.py --out reports/upstream [--profile ci] [--cases N]
-    python tools/upstream/conformance.py --model NAME --column COLUMN --replay 'CASE'
+    python tools/upstream/conformance.py --library NAME [--only KEY ...] [--profile ci] [--cases N]
+    python tools/upstream/conformance.py --library NAME --row KEY --column COLUMN --replay 'CASE'
+    python tools/upstream/conformance.py --library NAME --replay-failures
 """
 import argparse
 import datetime
+import importlib
 import json
 import os
 import pathlib
@@ -14,25 +18,41 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
 
 import peconform  # noqa: E402
-import torch  # noqa: E402
-import transformers  # noqa: E402
 
-from adapters import UpstreamRotary  # noqa: E402
-from models import COLUMNS, MODELS, ROOT, find_column, find_model  # noqa: E402
-import report  # noqa: E402
+import matrix  # noqa: E402
 
 
-def cell_spec(model, column):
-    """The spec from_hf_config gives for the model, with the column's class keys."""
-    base = peconform.Spec.from_hf_config(str(model.config_dir / "config.json"), layer_type=model.layer_type)
-    return base, peconform.Spec(column.spec_text(base.canonical))
+def adapter(library):
+    """The library's adapter module: adapt_<library>.py, dashes as underscores."""
+    name = "adapt_" + library.replace("-", "_")
+    if not (HERE / f"{name}.py").is_file():
+        known = sorted(p.stem[len("adapt_"):].replace("_", "-") for p in HERE.glob("adapt_*.py"))
+        raise SystemExit(f"no adapter for library '{library}' (tools/upstream/{name}.py); there are: {', '.join(known)}")
+    return importlib.import_module(name)
 
 
-def reproducer(model, column, case):
-    return f"tools/upstream-conformance.sh --model {model.key} --column '{column.name}' --replay '{case}'"
+def find_row(rows, key):
+    for row in rows:
+        if row.key == key:
+            return row
+    raise SystemExit(f"no row '{key}'; the library has {', '.join(r.key for r in rows)}")
+
+
+def find_column(row, name):
+    for column in row.columns:
+        if column.name == name:
+            return column
+    raise SystemExit(f"row '{row.key}' has no column '{name}'; it has {', '.join(c.name for c in row.columns)}")
+
+
+def reproducer(row, column, case):
+    return (f"tools/upstream-conformance.sh --library {row.library} --row '{row.key}' --column '{column.name}' "
+            f"--replay '{case}'")
 
 
 def ratios_by_position(result):
@@ -46,24 +66,23 @@ def ratios_by_position(result):
     return worst
 
 
-def run_cell(model, column, args):
-    base, spec = cell_spec(model, column)
-    fn = UpstreamRotary(model.config_dir, model.layer_type or None)
+def run_cell(row, column, args):
+    kernel = row.kernel()
     started = time.monotonic()
-    result = peconform.check(fn, spec=spec, profile=args.profile, seed=args.seed, cases=args.cases, array=column.array,
-                             place="out")
+    result = peconform.check(kernel, spec=column.spec_text(row.spec), profile=args.profile, seed=args.seed,
+                             cases=args.cases, array=column.array, place=column.place)
     cell = {
-        "model": model.name, "key": model.key, "column": column.name, "config_spec": base.canonical,
-        "spec": spec.canonical, "kernel": fn.__qualname__, "verdict": result.verdict,
+        "key": row.key, "column": column.name, "spec": column.spec_text(row.spec),
+        "kernel": getattr(kernel, "__qualname__", type(kernel).__name__), "verdict": result.verdict,
         "conformant": bool(result), "elements": result.elements, "worst_ratio": result.worst_ratio,
         "seconds": round(time.monotonic() - started, 1), "failures": [],
         "worst_ratio_by_position": ratios_by_position(result),
     }
     for failure in result.failures[: args.failures_shown]:
         cell["failures"].append({
-            "case": failure.case, "element": failure.element, "position": failure.position,
+            "case": failure.case, "kind": failure.kind, "element": failure.element, "position": failure.position,
             "reference": failure.reference, "actual": failure.actual, "ratio": failure.ratio,
-            "message": failure.message, "reproducer": reproducer(model, column, failure.case),
+            "message": failure.message, "reproducer": reproducer(row, column, failure.case),
         })
     cell["failure_count"] = len(result.failures)
     return cell
@@ -78,84 +97,113 @@ def machine():
                 break
     except OSError:
         pass
-    return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} CPUs, torch on {torch.get_num_threads()} thread(s)"
+    return f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} CPUs"
 
 
 def commit():
     try:
-        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True)
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             check=True)
         return out.stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 
 
-def replay(args):
-    model, column = find_model(args.model), find_column(args.column)
-    _, spec = cell_spec(model, column)
-    fn = UpstreamRotary(model.config_dir, model.layer_type or None)
-    result = peconform.check(fn, spec=spec, replay=args.replay, array=column.array, place="out")
+def replay(module, args):
+    row = find_row(module.rows(), args.row)
+    column = find_column(row, args.column)
+    if row.awaiting:
+        raise SystemExit(f"row '{row.key}' awaits a recipe ({row.awaiting}): it has no verdict to replay")
+    result = peconform.check(row.kernel(), spec=column.spec_text(row.spec), replay=args.replay, array=column.array,
+                             place=column.place)
     print(result)
     return 0 if result else 1
 
 
-def write(out, run, cells):
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "matrix.json").write_text(json.dumps({"run": run, "cells": cells}, indent=1) + "\n")
-    (out / "matrix.md").write_text(report.markdown(run, cells))
-    (out / "matrix.html").write_text(report.html(run, cells))
-    print(f"wrote {out / 'matrix.md'}, matrix.html and matrix.json")
+def replay_failures(module, args):
+    """Reruns the first failure of every non-conformant cell the library's published results hold
+    and says whether it fails again, the same way (non-conformant, the same kind); 1 if any does not."""
+    published = json.loads((args.out or ROOT / "reports" / "upstream").joinpath("libraries", f"{args.library}.json").read_text())
+    rows = {row.key: row for row in module.rows()}
+    differ = 0
+    for cell in published["cells"]:
+        if cell["conformant"] or not cell["failures"]:
+            continue
+        row = rows[cell["key"]]
+        column = find_column(row, cell["column"])
+        failure = cell["failures"][0]
+        result = peconform.check(row.kernel(), spec=column.spec_text(row.spec), replay=failure["case"],
+                                 array=column.array, place=column.place)
+        again = [f.kind for f in result.failures]
+        same = not result.conformant and failure["kind"] in again
+        differ += not same
+        print(f"{'fails again' if same else 'DIFFERS':11} {cell['key']:36} {cell['column']:30} {failure['kind']} -> "
+              f"{', '.join(again) or 'conformant'}", flush=True)
+    return 1 if differ else 0
 
 
-def columns():
-    return [{"name": c.name, "keys": c.keys, "meaning": c.meaning} for c in COLUMNS]
+def describe(row):
+    return {"key": row.key, "name": row.name, "family": row.family, "spec": row.spec, "source": row.source,
+            "awaiting": row.awaiting,
+            "columns": [{"name": c.name, "keys": c.keys, "meaning": c.meaning} for c in row.columns]}
 
 
-def render(out):
-    matrix = json.loads((out / "matrix.json").read_text())
-    matrix["run"]["columns"] = columns()
-    write(out, matrix["run"], matrix["cells"])
-    return 0
+def run_library(module, args):
+    rows = module.rows()
+    if args.only:
+        rows = [find_row(rows, key) for key in args.only]
+    cells = []
+    for row in rows:
+        if row.awaiting:
+            print(f"{row.key:44} awaiting a recipe: {row.awaiting}", flush=True)
+            continue
+        for column in row.columns:
+            cell = run_cell(row, column, args)
+            cells.append(cell)
+            print(f"{row.key:44} {column.name:28} {cell['verdict']:16} worst {cell['worst_ratio']:.3g} "
+                  f"({cell['elements']} elements, {cell['seconds']} s)", flush=True)
+    return {
+        "library": module.LIBRARY,
+        "run": {
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "command": args.command, "machine": machine(), "python": platform.python_version(),
+            "versions": dict(module.versions(), peconform=commit()),
+            "profile": args.profile, "cases": args.cases,
+            "seed": args.seed if args.seed is not None else peconform.DEFAULT_SEED,
+        },
+        "rows": [describe(row) for row in rows],
+        "cells": cells,
+    }
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "reports" / "upstream")
+    parser.add_argument("--library", required=True, help="the library to run (its adapter is tools/upstream/adapt_<library>.py)")
+    parser.add_argument("--out", type=pathlib.Path, default=None,
+                        help="where libraries/<library>.json and the matrix go (default reports/upstream; with --only, "
+                             "build/upstream-only, so a partial run never replaces the published rows)")
     parser.add_argument("--profile", default="ci")
     parser.add_argument("--cases", type=int, default=None, help="cases per check (default: the profile's)")
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--only", action="append", default=[], help="a model key (repeatable); default: every model")
+    parser.add_argument("--only", action="append", default=[], help="a row key (repeatable); default: every row")
     parser.add_argument("--failures-shown", type=int, default=1, help="failures shown per non-conformant cell")
     parser.add_argument("--command", default=" ".join(sys.argv), help="the command to record in the report")
-    parser.add_argument("--model", help="with --column and --replay: rerun one failing case")
+    parser.add_argument("--row", help="with --column and --replay: rerun one failing case")
     parser.add_argument("--column")
     parser.add_argument("--replay")
-    parser.add_argument("--render", action="store_true",
-                        help="rewrite matrix.md and matrix.html in --out from its matrix.json, with the current column texts")
+    parser.add_argument("--replay-failures", action="store_true",
+                        help="rerun the first failure of each non-conformant cell of the published results")
     args = parser.parse_args()
+    module = adapter(args.library)
     if args.replay:
-        return replay(args)
-    if args.render:
-        return render(args.out)
-
-    torch.set_num_threads(1)
-    revision = commit()
-    models = [find_model(key) for key in args.only] if args.only else MODELS
-    cells = []
-    for model in models:
-        for column in COLUMNS:
-            cell = run_cell(model, column, args)
-            cells.append(cell)
-            print(f"{model.key:48} {column.name:16} {cell['verdict']:16} worst {cell['worst_ratio']:.3g} "
-                  f"({cell['elements']} elements, {cell['seconds']} s)", flush=True)
-    run = {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "command": args.command, "machine": machine(), "python": platform.python_version(),
-        "versions": {"transformers": transformers.__version__, "torch": torch.__version__,
-                     "peconform": revision},
-        "profile": args.profile, "cases": args.cases, "seed": args.seed if args.seed is not None else peconform.DEFAULT_SEED,
-        "columns": columns(),
-    }
-    write(args.out, run, cells)
+        return replay(module, args)
+    if args.replay_failures:
+        return replay_failures(module, args)
+    out = args.out or (ROOT / "build" / "upstream-only" if args.only else ROOT / "reports" / "upstream")
+    results = run_library(module, args)
+    (out / "libraries").mkdir(parents=True, exist_ok=True)
+    (out / "libraries" / f"{args.library}.json").write_text(json.dumps(results, indent=1) + "\n")
+    matrix.assemble(out)
     return 0
 
 

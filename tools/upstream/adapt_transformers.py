@@ -1,4 +1,6 @@
-"""Each upstream model's own rotary code as a peconform.check() callable.
+"""transformers' text rotary code, as the model's attention layer calls it, for each config shape
+of the matrix (fixtures/hf-configs/: config.json as transformers 5.x writes it, no weights), and
+its other families (adapt_transformers_families.py).
 
 The callable builds the model's rotary embedding module from its config (transformers' own class,
 found in the model's modeling module) and rotates the campaign's x with the model's own apply
@@ -9,8 +11,19 @@ ported: this file only moves x between peconform's [batch, seq, heads, d] and tr
 import importlib
 import inspect
 
+import pathlib
+from dataclasses import dataclass
+
+import peconform
 import torch
+import transformers
 from transformers import AutoConfig
+
+import adapt_transformers_families
+from rows import Column, Row, exact_angle
+
+LIBRARY = "transformers"
+CORPUS = pathlib.Path(__file__).resolve().parents[2] / "fixtures" / "hf-configs"
 
 # Models whose attention layer cuts the first rotary dims off before apply_rotary_pos_emb (the
 # others cut inside it, or rotate the whole head): modeling_phi.py, modeling_persimmon.py,
@@ -100,3 +113,70 @@ class UpstreamRotary:
             rotary(x, position_ids, **self.rotary_kwargs())
         prefix = f"{self.layer_type}_" if self.layer_type else ""
         return getattr(rotary, f"{prefix}inv_freq"), float(getattr(rotary, f"{prefix}attention_scaling"))
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str        # how the matrix names it
+    shape: str       # the directory under fixtures/hf-configs/
+    layer_type: str = ""
+
+    @property
+    def config_dir(self):
+        return CORPUS / self.shape
+
+    @property
+    def key(self):
+        """A name for the command line: the shape, and the layer type where there is one."""
+        return f"{self.shape}/{self.layer_type}" if self.layer_type else self.shape
+
+
+MODELS = [
+    Model("Llama 3.1 8B (llama3)", "llama-3.1-8b-v5"),
+    Model("Llama 3.2 1B (llama3)", "llama-3.2-1b"),
+    Model("Mistral 7B v0.1", "mistral-7b-v0.1-v5"),
+    Model("Qwen2 7B", "qwen2-7b"),
+    Model("Qwen2.5 7B Instruct (yarn)", "qwen2.5-7b-instruct-yarn-v5"),
+    Model("Qwen3 8B", "qwen3-8b-v5"),
+    Model("OLMo 2 7B", "olmo-2-7b-v5"),
+    Model("Phi-3 mini 4k", "phi-3-mini-4k"),
+    Model("Phi-3 vision 128k (longrope)", "phi-3-vision-128k-longrope-v5"),
+    Model("Phi-2 (partial rotary 0.4)", "phi-2-v5"),
+    Model("StableLM 3B 4E1T (partial rotary 0.25)", "stablelm-3b-4e1t-v5"),
+    Model("Pythia 160M, GPT-NeoX (partial rotary 0.25)", "pythia-160m-v5"),
+    Model("DeepSeek-V3 (MLA, interleaved-to-half, yarn)", "deepseek-v3-v5"),
+    Model("gpt-oss 20B (yarn, untruncated)", "gpt-oss-20b-v5"),
+    Model("Gemma 3 1B, full attention", "gemma-3-1b-v5", "full_attention"),
+    Model("Gemma 3 1B, sliding attention", "gemma-3-1b-v5", "sliding_attention"),
+    Model("Gemma 4 (config defaults), full attention (proportional)", "gemma-4-text-defaults", "full_attention"),
+]
+
+# transformers' own recipe, in every plan it has: theta and the angle in float32 as transformers
+# forms them (theta=hf); in a bf16 model cos and sin are cast to bf16 and apply_rotary_pos_emb's
+# products and sum round in bf16.
+ROTARY_COLUMNS = (
+    Column("fp32-angle", "precision=fp32-angle,theta=hf",
+           "transformers' own recipe in a float32 model: theta and the angle in float32, theta as "
+           "transformers forms it (theta=hf), in every plan"),
+    Column("bf16 (transformers' recipe)", "dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage",
+           "transformers' own recipe in a bf16 model: theta and the angle in float32, cos and sin cast to "
+           "bf16, each product and the sum of the rotation in bf16 (cache=storage,math=storage)"),
+    exact_angle(),
+)
+
+
+def model_row(model):
+    """The model's rotary code held to the spec Spec.from_hf_config reads from its config.json."""
+    spec = peconform.Spec.from_hf_config(str(model.config_dir / "config.json"), layer_type=model.layer_type)
+    kernel = UpstreamRotary(model.config_dir, model.layer_type or None)
+    source = f"{kernel.module.__name__.replace('.', '/')}.py: {kernel.__qualname__.split('.', 1)[1]}"
+    return Row(LIBRARY, spec.family, model.key, model.name, spec.canonical, ROTARY_COLUMNS,
+               lambda: UpstreamRotary(model.config_dir, model.layer_type or None), source)
+
+
+def versions():
+    return {"transformers": transformers.__version__, "torch": torch.__version__}
+
+
+def rows():
+    return [model_row(model) for model in MODELS] + adapt_transformers_families.rows()

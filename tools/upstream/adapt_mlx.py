@@ -1,0 +1,162 @@
+"""mlx's own `mlx.core.fast.rope` as peconform.check() callables.
+
+mlx's CPU build has no RoPE kernel: `RoPE::use_fallback` is true off the GPU
+(mlx/backend/no_gpu/primitives.cpp), so `fast::rope` (mlx/fast.cpp, `rope`, the `fallback`
+lambda) builds the rotation from mlx ops, each rounding in float32 or in x's dtype:
+
+    positions = (arange(T, float32) + offset) * scale        float32
+    inv_freq  = 1 / freqs                                    float32 reciprocal, when freqs is given
+    angle     = positions[..., None] * inv_freq              one float32 product
+    cos, sin  = astype(cos(angle), x.dtype), astype(sin(angle), x.dtype)
+    y         = x1 * cos - x2 * sin, x1 * sin + x2 * cos     products and sums in x's dtype
+
+with (x1, x2) the pairs (2i, 2i+1) when traditional, else (i, i + dims/2), and the dims past
+`dims` passed through. Only rows whose frequencies come from `freqs=` are judged: from `base=`
+mlx forms inv_freq as exp(-i * float32(logf(base) / (dims/2))) with its own polynomial exp
+(mlx/backend/cpu/simd/math.h), a recipe no `theta=` key of peconform describes yet, so those rows
+await it (Row.awaiting).
+
+Positions: mlx rotates a run of consecutive positions from an offset (a scalar, or one per entry
+of x's first axis). The callable makes every token its own entry, [batch*seq, heads, 1, d], with
+its position as that entry's offset, so one call covers any position ids and each position
+reaches the angle as float32(p) (0.0f + float32(offset)); a call over a run of T tokens adds
+float32(t) to float32(offset) instead, which differs from float32(offset + t) past 2^24.
+
+This file only moves arrays between peconform's [batch, seq, heads, d] torch tensors and mlx and
+calls upstream; nothing of the rotation is ported.
+"""
+import functools
+import math
+from fractions import Fraction
+
+import mlx.core as mx
+import numpy as np
+import torch
+
+from rows import Column, Row, exact_angle
+
+LIBRARY = "mlx"
+SOURCE = "mlx/fast.cpp: rope (its fallback, which the CPU build always takes)"
+
+# NumPy has no bfloat16, so every dtype crosses between torch and mlx as integers of its width,
+# viewed back on the other side: torch dtype -> (its integer twin in torch, in mlx; mlx's dtype).
+BITS = {torch.float32: (torch.int32, mx.int32, mx.float32), torch.float16: (torch.int16, mx.int16, mx.float16),
+        torch.bfloat16: (torch.int16, mx.int16, mx.bfloat16)}
+
+
+def versions():
+    return {"mlx": mx.__version__}
+
+
+def periods(count, base=10000):
+    """mlx's freqs for `count` pairs: the periods base^(2i/(2 count)), each moved to the nearest
+    2^a 5^b that float32 holds, so that its frequency 1/period is a finite decimal the spec can
+    state exactly (and the float32 reciprocal mlx takes is the frequency correctly rounded)."""
+    candidates = [Fraction(2) ** a * 5 ** b for a in range(-40, 41) for b in range(11)]
+    chosen = []
+    for i in range(count):
+        target = math.log(base) * i / count
+        chosen.append(min(candidates, key=lambda c: abs(math.log(c) - target)))
+    return chosen
+
+
+def decimal(value):
+    """A Fraction whose denominator is 2^a 5^b, written out exactly."""
+    digits = 0
+    while (value * 10 ** digits).denominator != 1:
+        digits += 1
+    text = f"{value.numerator * 10 ** digits // value.denominator:0{digits + 1}d}"
+    return text[:-digits] + "." + text[-digits:] if digits else text
+
+
+def freqs_spec(d, dims, layout, scale, chosen_periods):
+    """The spec mlx computes: frequency i is scale / period_i. mlx multiplies the float32 position
+    by the scale, which a power of two does exactly, commuting with every rounding after it; any
+    other scale rounds the position once more, which no spec states."""
+    if scale.numerator & (scale.numerator - 1) or scale.denominator & (scale.denominator - 1):
+        raise ValueError(f"scale {scale} is not a power of two")
+    freqs = ",".join(decimal(scale / period) for period in chosen_periods)
+    rot = f",rot={dims}" if dims < d else ""
+    return f"rope(d={d},base=10000,layout={layout}{rot},scaling=custom(freqs=[{freqs}]))"
+
+
+class FastRope:
+    """fn(x, positions, spec) -> y for peconform.check(), rotating with mlx.core.fast.rope."""
+
+    def __init__(self, dims, traditional, scale, freqs=None, base=None):
+        """Either freqs (the periods) or base, as mlx takes them."""
+        self.dims, self.traditional, self.scale, self.base = dims, traditional, scale, base
+        self.freqs = None if freqs is None else mx.array(np.array([float(p) for p in freqs], dtype=np.float32))
+        self.__qualname__ = f"mlx.core.fast.rope(traditional={traditional})"
+
+    @staticmethod
+    def to_mlx(x):
+        torch_bits, _, mlx_dtype = BITS[x.dtype]
+        return mx.array(x.contiguous().view(torch_bits).numpy()).view(mlx_dtype)
+
+    @staticmethod
+    def from_mlx(y, dtype):
+        _, mlx_bits, _ = BITS[dtype]
+        return torch.from_numpy(np.array(y.view(mlx_bits))).view(dtype)
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq, heads, d = x.shape
+        positions = torch.as_tensor(positions).to(torch.int64).broadcast_to((batch, seq)).reshape(-1)
+        if positions.numel() and (positions.min() < -2**31 or positions.max() >= 2**31):
+            raise ValueError("mlx takes int32 offsets; a position outside int32 has no mlx call")
+        tokens = self.to_mlx(x).reshape(batch * seq, heads, 1, d)
+        offsets = mx.array(positions.to(torch.int32).numpy())
+        y = mx.fast.rope(tokens, self.dims, traditional=self.traditional, base=self.base, scale=self.scale,
+                         offset=offsets, freqs=self.freqs)
+        return self.from_mlx(y, x.dtype).reshape(batch, seq, heads, d)
+
+
+def columns():
+    """mlx's recipe in float32; the same with x in bf16 and in fp16, where cos and sin are cast to
+    x's dtype and the rotation rounds in it; and exact-angle."""
+    recipe = "precision=fp32-angle,theta=exact"
+    lowp = "cache=storage,math=storage"
+    meaning = ("the float32 reciprocal of each period (its frequency correctly rounded), "
+               "float32(p) times it in float32, cos and sin in float32")
+    return (
+        Column("fp32-angle", recipe, meaning + "; the rotation in float32"),
+        Column("bf16", f"dtype=bf16,{recipe},{lowp}", meaning + ", cast to bf16; the products and sums in bf16"),
+        Column("fp16", f"dtype=fp16,{recipe},{lowp}", meaning + ", cast to fp16; the products and sums in fp16"),
+        exact_angle(),
+    )
+
+
+# key, d, dims, traditional, scale
+CONFIGURATIONS = (
+    ("fast.rope-freqs", 64, 64, False, 1.0),
+    ("fast.rope-freqs-traditional", 64, 64, True, 1.0),
+    ("fast.rope-freqs-partial", 96, 64, False, 1.0),
+    ("fast.rope-freqs-partial-traditional", 96, 64, True, 1.0),
+    ("fast.rope-freqs-scale", 64, 64, False, 0.25),
+)
+
+
+def row(key, d, dims, traditional, scale):
+    chosen = periods(dims // 2)
+    layout = "interleaved" if traditional else "half"
+    name = f"mlx.core.fast.rope(dims={dims}, traditional={traditional}, scale={scale}, freqs=periods) on d={d}"
+    return Row(LIBRARY, "rope", key, name, freqs_spec(d, dims, layout, Fraction(scale), chosen), columns(),
+               functools.partial(FastRope, dims, traditional, scale, chosen), SOURCE)
+
+
+# mlx's own exp of a float32 product, as the CPU fallback forms inv_freq from `base=`.
+BASE_RECIPE = ("theta from base= as mlx's CPU fallback forms it: logf(base), divided by dims/2 and times -i in "
+               "float32, then mlx's own exp polynomial (within 1.34 ulp of 2^y); no theta= key describes it")
+
+
+def base_row(key, d, base, traditional):
+    layout = "interleaved" if traditional else "half"
+    return Row(LIBRARY, "rope", key, f"mlx.core.fast.rope(dims={d}, traditional={traditional}, base={base})",
+               f"rope(d={d},base={base},layout={layout})", columns(),
+               functools.partial(FastRope, d, traditional, 1.0, base=float(base)), SOURCE, awaiting=BASE_RECIPE)
+
+
+def rows():
+    return [row(*configuration) for configuration in CONFIGURATIONS] + [
+        base_row("fast.rope-base", 128, 10000, False), base_row("fast.rope-base-traditional", 128, 500000, True)]

@@ -1,0 +1,178 @@
+"""lucidrains' rotary-embedding-torch (package `rotary_embedding_torch`, the module
+rotary_embedding_torch/rotary_embedding_torch.py: RotaryEmbedding and apply_rotary_emb), in the
+ways its README uses it:
+
+- `RotaryEmbedding.rotate_queries_or_keys(t, offset=...)`, its main path, which forms the
+  positions itself: `(arange(seq_len, dtype=t.dtype) + offset) / interpolate_factor`. peconform's
+  positions are arbitrary, so each token goes through on its own with its position as the offset,
+  as a decoder with a key-value cache calls it (README, "Inference Key-Value Cache"); the float32
+  position is then fl(p), divided by the factor. (A run of tokens at an offset past 2^24 would
+  round twice, fl(fl(offset) + i), which no peconform recipe charges yet.)
+- `RotaryEmbedding(positions)` then `apply_rotary_emb(freqs, t, start_index=...)`: the angles for
+  any positions (the README's flash-attention section), rotated from `start_index` on.
+- `RotaryEmbedding.get_axial_freqs(1, 1, offsets=(x, y))` then `apply_rotary_emb`: the 2-D axial
+  angles at each token's point, from a module built with `cache_if_possible=False`: its cache keys
+  the axial angles by length alone, so with offsets it would hand back an earlier call's angles.
+
+Every rotation is the library's: its layout is interleaved (its rotate_half pairs (2i, 2i+1)), and
+peconform's [batch, seq, heads, d] is its `seq_before_head_dim=True` layout, so this file only
+picks the tokens, slices x and writes the library's results back.
+"""
+import decimal
+from importlib import metadata
+
+import torch
+from rotary_embedding_torch import RotaryEmbedding, apply_rotary_emb
+
+from rows import Column, Row, exact_angle
+
+LIBRARY = "rotary-embedding-torch"
+SOURCE = "rotary_embedding_torch/rotary_embedding_torch.py"
+
+# The library's own recipe: freqs = 1 / theta ** (arange(0, dim, 2).float() / dim) in float32
+# (the same float32 operations as transformers', theta=hf), the position in float32, the angle a
+# float32 product (einsum), cos and sin in float32 and the rotation in float32.
+OWN = Column("fp32-angle", "precision=fp32-angle,theta=hf",
+             "the library's recipe in float32: freqs = 1/theta**(arange(0,dim,2).float()/dim) in float32 "
+             "(theta=hf), the float32 position times it, cos, sin and the rotation in float32")
+# A bf16 x: freqs, angles, cos and sin stay float32, and `t * freqs.cos()` promotes x to float32,
+# so the products and the sum are float32 and the result rounds once to bf16 (`out.type(dtype)`).
+BF16 = Column("bf16", "dtype=bf16,precision=fp32-angle,theta=hf",
+              "x in bf16: angles, cos and sin in float32 as in fp32; x promotes to float32 in the products "
+              "and the sum, and the result rounds once to bf16 (cache=compute, math=compute)")
+FP16 = Column("fp16", "dtype=fp16,precision=fp32-angle,theta=hf",
+              "x in fp16: as bf16, the result rounding once to fp16")
+# The pixel frequencies are listed exactly as the float32 values the library holds, so forming
+# theta is free and only the float32 angle product rounds (theta=exact).
+LISTED = Column("fp32-angle (listed freqs)", "precision=fp32-angle,theta=exact",
+                "the library's float32 frequencies listed exactly (custom(freqs=...)): the float32 position "
+                "times them, cos, sin and the rotation in float32")
+
+
+def token_positions(positions, batch, seq):
+    """peconform's positions ([seq] or [batch, seq]) as int64 [batch, seq]."""
+    return torch.as_tensor(positions).to(torch.long).reshape(-1, seq).expand(batch, seq)
+
+
+class DecodeRotary:
+    """fn(x, positions, spec): RotaryEmbedding(**options).rotate_queries_or_keys on one token at a
+    time with offset=position, as a decoder with a key-value cache calls it (README, "Inference
+    Key-Value Cache"). A fresh module per call, so that its angle cache lives for one call only."""
+
+    def __init__(self, **options):
+        self.options = options
+        self.__qualname__ = "rotary_embedding_torch.RotaryEmbedding.rotate_queries_or_keys"
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq = x.shape[0], x.shape[1]
+        positions = token_positions(positions, batch, seq)
+        rotary = RotaryEmbedding(**self.options, seq_before_head_dim=True)
+        out = torch.empty(x.shape, dtype=x.dtype)
+        # Rows with the same positions go through together: x[:, s:s+1] is [batch, 1, heads, d].
+        shared = bool((positions == positions[0]).all())
+        tokens = [(slice(None), s) for s in range(seq)] if shared else [(b, s) for b in range(batch) for s in range(seq)]
+        with torch.no_grad():
+            for rows, s in tokens:
+                position = int(positions[0 if shared else rows, s])
+                out[rows, s:s + 1] = rotary.rotate_queries_or_keys(x[rows, s:s + 1], offset=position)
+        return out
+
+
+class PositionRotary:
+    """fn(x, positions, spec): freqs = RotaryEmbedding(**options)(positions), then
+    apply_rotary_emb(freqs, x, start_index), which rotates dims [start_index, start_index + dim)."""
+
+    def __init__(self, start_index=0, **options):
+        self.start_index = start_index
+        self.options = options
+        self.__qualname__ = "rotary_embedding_torch.RotaryEmbedding.forward+apply_rotary_emb"
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        positions = token_positions(positions, x.shape[0], x.shape[1])
+        rotary = RotaryEmbedding(**self.options)
+        with torch.no_grad():
+            freqs = rotary(positions)  # [batch, seq, dim]
+            return apply_rotary_emb(freqs[:, :, None, :], x, start_index=self.start_index)
+
+
+class AxialRotary:
+    """fn(x, positions, spec) for rope2d: each token's angles from
+    RotaryEmbedding(d / 2).get_axial_freqs(1, 1, offsets=(x, y)), the first axis on the first d/2
+    dims and the second on the rest, then apply_rotary_emb."""
+
+    def __init__(self, d):
+        self.d = d
+        self.__qualname__ = "rotary_embedding_torch.RotaryEmbedding.get_axial_freqs+apply_rotary_emb"
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq = x.shape[0], x.shape[1]
+        points = torch.as_tensor(positions).to(torch.long).reshape(2, -1, seq).expand(2, batch, seq)
+        rotary = RotaryEmbedding(self.d // 2, cache_if_possible=False)
+        freqs = torch.empty(batch, seq, self.d)
+        with torch.no_grad():
+            for b in range(batch):
+                for s in range(seq):
+                    point = (int(points[0, b, s]), int(points[1, b, s]))
+                    freqs[b, s] = rotary.get_axial_freqs(1, 1, offsets=point)[0, 0]
+            return apply_rotary_emb(freqs[:, :, None, :], x)
+
+
+def pixel_frequencies(dim):
+    """The float32 frequencies RotaryEmbedding(dim, freqs_for='pixel') holds, as exact decimals."""
+    freqs = RotaryEmbedding(dim, freqs_for="pixel").freqs.detach()
+    return "[" + ",".join(str(decimal.Decimal(float(f))) for f in freqs) + "]"
+
+
+def decode_row(key, name, spec, columns, **options):
+    return Row(LIBRARY, "rope", key, name, spec, columns, lambda: DecodeRotary(**options),
+               f"{SOURCE}: RotaryEmbedding.rotate_queries_or_keys, get_seq_pos, forward, apply_rotary_emb")
+
+
+def position_row(key, name, spec, columns, start_index=0, **options):
+    return Row(LIBRARY, "rope", key, name, spec, columns, lambda: PositionRotary(start_index, **options),
+               f"{SOURCE}: RotaryEmbedding.forward, apply_rotary_emb")
+
+
+def versions():
+    return {"rotary-embedding-torch": metadata.version("rotary-embedding-torch"), "torch": torch.__version__}
+
+
+def rows():
+    contrast = exact_angle()
+    return [
+        decode_row("rotate/d64", "RotaryEmbedding(64).rotate_queries_or_keys, one token at offset=position",
+                   "rope(d=64,base=10000,layout=interleaved)", (OWN, BF16, FP16, contrast), dim=64),
+        decode_row("rotate/d128", "RotaryEmbedding(128).rotate_queries_or_keys, one token at offset=position",
+                   "rope(d=128,base=10000,layout=interleaved)", (OWN, BF16, contrast), dim=128),
+        decode_row("rotate/d64-partial32", "RotaryEmbedding(32).rotate_queries_or_keys on a 64-dim head",
+                   "rope(d=64,base=10000,layout=interleaved,rot=32)", (OWN, contrast), dim=32),
+        decode_row("rotate/d64-interpolate2", "RotaryEmbedding(64, interpolate_factor=2).rotate_queries_or_keys",
+                   "rope(d=64,base=10000,layout=interleaved,scaling=linear(factor=2))", (OWN, contrast),
+                   dim=64, interpolate_factor=2.0),
+        decode_row("rotate/d64-interpolate3", "RotaryEmbedding(64, interpolate_factor=3).rotate_queries_or_keys",
+                   "rope(d=64,base=10000,layout=interleaved,scaling=linear(factor=3))", (OWN, contrast),
+                   dim=64, interpolate_factor=3.0),
+        position_row("freqs/d64", "RotaryEmbedding(64)(positions) + apply_rotary_emb",
+                     "rope(d=64,base=10000,layout=interleaved)", (OWN, BF16, FP16, contrast), dim=64),
+        position_row("freqs/d64-theta1e6", "RotaryEmbedding(64, theta=1e6)(positions) + apply_rotary_emb",
+                     "rope(d=64,base=1000000,layout=interleaved)", (OWN, contrast), dim=64, theta=1_000_000),
+        # theta_rescale_factor r: theta * r ** (dim / (dim - 2)) in Python floats, rounded to float32
+        # as torch's pow takes it: the NTK base peconform writes as dynamic(factor=r-1,orig=1,len=2),
+        # whose hf recipe charges transformers' two float32 roundings of that base where this forms it
+        # with one.
+        position_row("freqs/d64-ntk2", "RotaryEmbedding(64, theta_rescale_factor=2)(positions) + apply_rotary_emb",
+                     "rope(d=64,base=10000,layout=interleaved,scaling=dynamic(factor=1,orig=1,len=2))",
+                     (OWN, contrast), dim=64, theta_rescale_factor=2.0),
+        position_row("freqs/d64-last32", "RotaryEmbedding(32)(positions) + apply_rotary_emb(start_index=32)",
+                     "rope(d=64,base=10000,layout=interleaved,rot=32,rot_at=last)", (OWN, contrast),
+                     start_index=32, dim=32),
+        position_row("freqs/d32-pixel", "RotaryEmbedding(32, freqs_for='pixel')(positions) + apply_rotary_emb",
+                     f"rope(d=32,base=10000,layout=interleaved,scaling=custom(freqs={pixel_frequencies(32)}))",
+                     (LISTED, contrast), dim=32, freqs_for="pixel"),
+        Row(LIBRARY, "rope2d", "axial/d64", "RotaryEmbedding(32).get_axial_freqs + apply_rotary_emb",
+            "rope2d(d=64,base=10000,layout=interleaved)", (OWN, BF16, contrast), lambda: AxialRotary(64),
+            f"{SOURCE}: RotaryEmbedding.get_axial_freqs, forward, apply_rotary_emb"),
+    ]

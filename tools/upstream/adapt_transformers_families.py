@@ -1,0 +1,218 @@
+"""transformers' positional encodings other than the text rotary modules, as peconform.check()
+callables: Qwen2-VL's and Qwen3-VL's multimodal RoPE (modeling_qwen2_vl.py Qwen2VLRotaryEmbedding,
+modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding, each with its apply_rotary_pos_emb), T5's bucket
+function (modeling_t5.py T5Attention._relative_position_bucket) and the sinusoid tables of Whisper
+(modeling_whisper.py sinusoids), Speech2Text (modeling_speech_to_text.py
+Speech2TextSinusoidalPositionalEmbedding.get_embedding), DistilBERT (modeling_distilbert.py
+create_sinusoidal_embeddings) and Marian (modeling_marian.py
+MarianSinusoidalPositionalEmbedding.create_weight), all under transformers/models/ in site-packages.
+
+Nothing of the encodings is ported. The table builders enumerate their own positions 0..n-1, and
+the campaign's reach 2^31: the adapter builds each table over the campaign's positions alone by
+answering the builder's one enumeration of positions (Python's range in DistilBERT and Marian,
+torch.arange in Whisper and Speech2Text) with those positions; every other operation is upstream's.
+
+DistilBERT's and Marian's rows await a recipe (Row.awaiting): their float64 angles no precision
+class describes yet. Bloom's build_alibi_tensor and MPT's
+build_mpt_alibi_tensor have no row: each gives slope times a key position counted from one key of
+the call (Bloom's first, MPT's last) for every query, which differs from peconform's ALiBi biases
+by a constant per query row and which no alibi mode describes.
+"""
+import builtins
+import contextlib
+import types
+
+import torch
+from transformers import Qwen2VLTextConfig, Qwen3VLTextConfig
+from transformers.models.distilbert import modeling_distilbert
+from transformers.models.marian import modeling_marian
+from transformers.models.qwen2_vl import modeling_qwen2_vl
+from transformers.models.qwen3_vl import modeling_qwen3_vl
+from transformers.models.speech_to_text import modeling_speech_to_text
+from transformers.models.t5 import modeling_t5
+from transformers.models.whisper import modeling_whisper
+
+from campaign_positions import ArangeGives, PositionCount
+from rows import Column, Row, exact_angle
+
+LIBRARY = "transformers"
+
+# The rope fields of Qwen2-VL-7B-Instruct's and Qwen3-VL-8B-Instruct's config.json
+# (fixtures/hf-configs/qwen2-vl-7b-v5, qwen3-vl-8b-v5); the rest are the config classes' defaults.
+QWEN2_VL = {"hidden_size": 3584, "num_attention_heads": 28,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [16, 24, 24]}}
+QWEN3_VL = {"hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 5000000, "mrope_section": [24, 20, 20],
+                                "mrope_interleaved": True}}
+
+
+class MultimodalRotary:
+    """fn(x, positions, spec) -> y for an mrope spec: x [batch, seq, heads, d], positions
+    [3, batch, seq] (t, h, w). The model's rotary module forms cos and sin from the three rows and
+    recomposes their sections (5.x does it there; 4.x's apply_multimodal_rotary_pos_emb is gone),
+    and the model's apply_rotary_pos_emb rotates."""
+
+    def __init__(self, module, rotary_class, config):
+        self.rotary = getattr(module, rotary_class)(config=config)
+        self.apply = module.apply_rotary_pos_emb
+        # check() names the kernel by its __qualname__.
+        self.__qualname__ = f"transformers.{rotary_class}+apply_rotary_pos_emb"
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq = x.shape[0], x.shape[1]
+        position_ids = torch.as_tensor(positions).to(torch.long).reshape(3, -1, seq).expand(3, batch, seq)
+        q = x.permute(0, 2, 1, 3)  # transformers' [batch, heads, seq, d]
+        with torch.no_grad():
+            cos, sin = self.rotary(q, position_ids)
+            out, _ = self.apply(q, q, cos, sin)
+        return out.permute(0, 2, 1, 3).contiguous()
+
+
+def t5_buckets(queries, keys, spec):
+    """[q, k] int32 buckets of memory_position - query_position, formed as T5Attention.compute_bias
+    forms them, through T5Attention._relative_position_bucket."""
+    # The spec's keys leave out values at their default, as its canonical text does (true here).
+    bidirectional = spec.keys.get("bidirectional", True)
+    relative = torch.as_tensor(keys).to(torch.long)[None, :] - torch.as_tensor(queries).to(torch.long)[:, None]
+    buckets = modeling_t5.T5Attention._relative_position_bucket(
+        relative, bidirectional=bidirectional, num_buckets=spec.keys["buckets"],
+        max_distance=spec.keys["max_distance"])
+    return buckets.to(torch.int32)
+
+
+@contextlib.contextmanager
+def range_yields(module, count, positions):
+    """While open, `range(count)` inside `module` yields the campaign's positions (Python ints, as
+    range does); every other range is Python's."""
+    def campaign_range(*args):
+        return iter(positions) if len(args) == 1 and args[0] is count else builtins.range(*args)
+
+    module.range = campaign_range
+    try:
+        yield
+    finally:
+        del module.range
+
+
+def campaign_positions(positions):
+    return torch.as_tensor(positions).to(torch.long).reshape(-1)
+
+
+def distilbert_table(positions, spec):
+    """DistilBERT's create_sinusoidal_embeddings (XLM and FlauBERT have copies) writing into a float32 table, as the
+    model's Embeddings do, at the campaign's positions."""
+    listed = campaign_positions(positions).tolist()
+    count = PositionCount(len(listed))
+    out = torch.empty(count, spec.d, dtype=torch.float32)
+    with range_yields(modeling_distilbert, count, listed):
+        modeling_distilbert.create_sinusoidal_embeddings(count, spec.d, out)
+    return out
+
+
+def marian_table(positions, spec):
+    """MarianSinusoidalPositionalEmbedding.create_weight at the campaign's positions; it reads only
+    the weight's shape and dtype, here a float32 weight's, the dtype the model builds it in."""
+    listed = campaign_positions(positions).tolist()
+    count = PositionCount(len(listed))
+    weight = types.SimpleNamespace(shape=(count, spec.d), dtype=torch.float32)
+    with range_yields(modeling_marian, count, listed):
+        return modeling_marian.MarianSinusoidalPositionalEmbedding.create_weight(types.SimpleNamespace(weight=weight))
+
+
+def whisper_table(positions, spec):
+    """Whisper's sinusoids(length, channels), the encoder's position table, at the campaign's positions."""
+    with ArangeGives(positions) as gives:
+        return modeling_whisper.sinusoids(gives.count, spec.d)
+
+
+def speech2text_table(positions, spec):
+    """Speech2TextSinusoidalPositionalEmbedding.get_embedding, the module's table, at the campaign's
+    positions. padding_idx=None: get_embedding zeroes the padding row by its index, and these rows
+    are the campaign's positions, not the table's indices."""
+    with ArangeGives(positions) as gives:
+        return modeling_speech_to_text.Speech2TextSinusoidalPositionalEmbedding.get_embedding(gives.count, spec.d, None)
+
+
+# The columns.
+
+FP32_HF = Column("fp32-angle", "precision=fp32-angle,theta=hf",
+                 "float32 inv_freq = 1/base^(2i/d) through pow, float32 positions and angles, "
+                 "the rotation in float32: transformers' own recipe")
+BF16_HF = Column("bf16 (transformers' recipe)", "dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage",
+                 "the same float32 angles, cos and sin cast to bf16 and the rotation in bf16, "
+                 "as a bf16 model runs it")
+FP32_EXP_LOG = Column("fp32-angle (exp-log)", "precision=fp32-angle,theta=exp-log",
+                      "float32 frequencies exp(k·(-ln(base)/D)) with the step a double cast to float32, "
+                      "float32 positions and angles, float32 sin and cos")
+BUCKETS = Column("buckets", "", "integer buckets: each must equal the exact one")
+
+
+def mrope_rows():
+    both = (FP32_HF, BF16_HF, exact_angle())
+    return [
+        Row(LIBRARY, "mrope", "qwen2-vl-mrope", "Qwen2VLRotaryEmbedding + apply_rotary_pos_emb (Qwen2-VL-7B)",
+            "mrope(d=128,base=1000000,layout=half,sections=[16,24,24])", both,
+            lambda: MultimodalRotary(modeling_qwen2_vl, "Qwen2VLRotaryEmbedding", Qwen2VLTextConfig(**QWEN2_VL)),
+            "transformers/models/qwen2_vl/modeling_qwen2_vl.py: Qwen2VLRotaryEmbedding, apply_rotary_pos_emb"),
+        Row(LIBRARY, "mrope", "qwen3-vl-mrope", "Qwen3VLTextRotaryEmbedding + apply_rotary_pos_emb (Qwen3-VL-8B)",
+            "mrope(d=128,base=5000000,layout=half,sections=[24,20,20],section_mode=interleaved)", both,
+            lambda: MultimodalRotary(modeling_qwen3_vl, "Qwen3VLTextRotaryEmbedding", Qwen3VLTextConfig(**QWEN3_VL)),
+            "transformers/models/qwen3_vl/modeling_qwen3_vl.py: Qwen3VLTextRotaryEmbedding, apply_rotary_pos_emb"),
+    ]
+
+
+def t5_rows():
+    source = "transformers/models/t5/modeling_t5.py: T5Attention._relative_position_bucket"
+    return [
+        Row(LIBRARY, "t5", "t5-buckets-encoder", "T5Attention._relative_position_bucket (T5 encoder, 32 buckets, 128)",
+            "t5(buckets=32,max_distance=128)", (BUCKETS,), lambda: t5_buckets, source),
+        Row(LIBRARY, "t5", "t5-buckets-decoder", "T5Attention._relative_position_bucket (T5 decoder, causal)",
+            "t5(buckets=32,max_distance=128,bidirectional=false)", (BUCKETS,), lambda: t5_buckets, source),
+    ]
+
+
+def sinusoid_rows():
+    exp_log = (FP32_EXP_LOG, exact_angle())
+    models = "transformers/models/"
+    speech2text = models + "speech_to_text/modeling_speech_to_text.py: Speech2TextSinusoidalPositionalEmbedding.get_embedding"
+    return [
+        Row(LIBRARY, "sinusoidal", "whisper-sinusoids", "sinusoids (Whisper encoder, d_model 384)",
+            "sinusoidal(d=384,base=10000,layout=half,freq=geometric)", exp_log, lambda: whisper_table,
+            models + "whisper/modeling_whisper.py: sinusoids"),
+        Row(LIBRARY, "sinusoidal", "speech2text-sinusoids",
+            "Speech2TextSinusoidalPositionalEmbedding.get_embedding (d_model 256)",
+            "sinusoidal(d=256,base=10000,layout=half,freq=geometric)", exp_log, lambda: speech2text_table, speech2text),
+        Row(LIBRARY, "sinusoidal", "speech2text-sinusoids-odd",
+            "Speech2TextSinusoidalPositionalEmbedding.get_embedding (odd dim 33: a zero last column)",
+            "sinusoidal(d=33,base=10000,layout=half,freq=geometric)", exp_log, lambda: speech2text_table, speech2text),
+    ]
+
+
+def rows():
+    return mrope_rows() + t5_rows() + sinusoid_rows() + float64_table_rows()
+
+
+# exact-angle's bound is the float32 rounding of an exact angle; these tables' float64 angles are
+# off by a few double roundings of the angle, which that bound does not hold past position 2^19.
+FLOAT64_TABLES = ("angles, sin and cos in NumPy float64, cast once to float32: a float64-angle class for "
+                  "tables (the angle's error |φ|·(ln(base)·e·2^-53 + pow's + 2^-53))")
+
+
+def float64_table_rows():
+    """DistilBERT's and Marian's tables, which form their angles, sin and cos in NumPy float64 and
+    cast to float32: awaiting a class for that, with the contrast column they would be held to."""
+    columns = (exact_angle("NumPy float64"),)
+    distilbert = "transformers/models/distilbert/modeling_distilbert.py: create_sinusoidal_embeddings"
+    return [
+        Row(LIBRARY, "sinusoidal", "distilbert-sinusoids", "create_sinusoidal_embeddings (DistilBERT, dim 768)",
+            "sinusoidal(d=768,base=10000,layout=interleaved)", columns, lambda: distilbert_table, distilbert,
+            FLOAT64_TABLES),
+        Row(LIBRARY, "sinusoidal", "distilbert-sinusoids-odd", "create_sinusoidal_embeddings (odd dim 33)",
+            "sinusoidal(d=33,base=10000,layout=interleaved)", columns, lambda: distilbert_table, distilbert,
+            FLOAT64_TABLES),
+        Row(LIBRARY, "sinusoidal", "marian-sinusoids", "MarianSinusoidalPositionalEmbedding.create_weight (d_model 512)",
+            "sinusoidal(d=512,base=10000,layout=half)", columns, lambda: marian_table,
+            "transformers/models/marian/modeling_marian.py: MarianSinusoidalPositionalEmbedding.create_weight",
+            FLOAT64_TABLES),
+    ]

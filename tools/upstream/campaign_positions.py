@@ -1,0 +1,45 @@
+"""Handing the campaign's positions to upstream code that enumerates its own.
+
+Table builders and rotary caches count their positions with torch.arange(n) from 0, and the
+campaign's positions reach 2^31 - 1: no table that long fits. Inside ArangeGives, the one
+torch.arange(count) call whose end is the count object it hands out returns the campaign's
+positions instead (in the dtype and on the device asked for); every other torch call runs as
+written, so everything upstream does with the positions is upstream's own arithmetic. The count
+is an int of its own type and is matched by identity, so an arange of the same length elsewhere
+(over the channels, say) is never answered.
+"""
+import torch
+from torch.overrides import TorchFunctionMode
+
+
+class PositionCount(int):
+    """The length handed to the builder: the number of campaign positions, as an object that the
+    builder's enumeration of positions (and only that one) can be told apart by."""
+
+
+class ArangeGives(TorchFunctionMode):
+    """with ArangeGives(positions) as gives: builder(gives.count) — and then gives.answered says how
+    many times the builder enumerated its positions (a caller expecting one checks it)."""
+
+    def __init__(self, positions):
+        super().__init__()
+        self.positions = torch.as_tensor(positions).to(torch.long).reshape(-1)
+        self.count = PositionCount(len(self.positions))
+        self.answered = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.arange and len(args) == 1 and args[0] is self.count:
+            self.answered += 1
+            return self.positions.to(dtype=kwargs.get("dtype") or torch.int64, device=kwargs.get("device"))
+        return func(*args, **kwargs)
+
+    def __enter__(self):
+        super().__enter__()
+        return self
+
+
+def enumerated_once(gives, what):
+    """Raises unless the builder enumerated its positions exactly once inside `gives`."""
+    if gives.answered != 1:
+        raise RuntimeError(f"{what} called torch.arange(n) {gives.answered} times, where the adapter expects once")

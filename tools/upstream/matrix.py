@@ -1,0 +1,307 @@
+"""The upstream conformance matrix: every library's results (libraries/<library>.json, written by
+conformance.py; ggml's from its peconform reports under ggml/) assembled into one matrix.json and
+written as Markdown and as a standalone HTML page. Needs nothing but Python's standard library, so
+it runs with Debian's interpreter (ctest) as well as in each library's environment.
+
+    /usr/bin/python3 tools/upstream/matrix.py [--out reports/upstream]
+"""
+import argparse
+import datetime
+import html as html_escape
+import json
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The matrix's order: transformers first, then the other PyTorch libraries, JAX, the C++ kernels.
+LIBRARY_ORDER = ["transformers", "torchtune", "rotary-embedding-torch", "x-transformers", "timm", "keras-hub",
+                 "onnxruntime", "mlx", "ggml"]
+
+GGML_COLUMNS = [
+    {"name": "fp32-angle (theta=ggml)", "keys": "precision=fp32-angle,theta=ggml", "report": "fp32-angle",
+     "meaning": "ggml's own recipe: theta by its float32 running product, the angle in float32, fp16 math in float32"},
+    {"name": "exact-angle", "keys": "precision=exact-angle", "report": "exact-angle",
+     "meaning": "angles exact to 2^-100 relative: float32 angles depart from them as positions grow"},
+]
+
+
+def brief(spec):
+    """The spec with each long list (LongRoPE's factors) cut to its count, for the table; the
+    failing cells' sections give it whole."""
+    return re.sub(r"\[([^\[\]]{40,})\]", lambda m: f"[{m.group(1).count(',') + 1} values]", spec)
+
+
+def ggml_library(folder):
+    """ggml's rows and cells from the peconform reports examples/ggml-plugin/rebuild-report.sh wrote:
+    one row per kernel and dtype, a column per report."""
+    rows, cells = {}, []
+    run = None
+    for column in GGML_COLUMNS:
+        path = folder / column["report"] / "report.json"
+        if not path.is_file():
+            return None
+        report = json.loads(path.read_text())
+        run = run or report["run"]
+        failures = {}
+        for failure in report["failures"]:
+            failures.setdefault((failure["backend"], failure["dtype"]), []).append(failure)
+        for cell in report["cells"]:
+            kernel = cell["backend"].removesuffix("-exact")
+            key = f"{kernel}/{cell['dtype']}"
+            layout = "half" if kernel.endswith("neox") else "interleaved"
+            rows.setdefault(key, {
+                "key": key, "family": "rope", "source": "ggml src/ggml-cpu/ops.cpp: ggml_compute_forward_rope_flt",
+                "name": f"ggml_rope_ext ({'NeoX' if layout == 'half' else 'GPT-J'} pairs), {cell['dtype']}",
+                "spec": f"rope(d=*,base=*,layout={layout},rot=*,scaling=none|linear|yarn|custom(factors),dtype={cell['dtype']})",
+                "columns": [{k: c[k] for k in ("name", "keys", "meaning")} for c in GGML_COLUMNS]})
+            shown = failures.get((cell["backend"], cell["dtype"]), [])[:1]
+            cells.append({
+                "key": key, "column": column["name"], "spec": rows[key]["spec"], "kernel": cell["backend"],
+                "verdict": "conformant" if cell["failed_cases"] == 0 else "non-conformant",
+                "conformant": cell["failed_cases"] == 0, "elements": cell["elements"], "worst_ratio": cell["worst_ratio"],
+                "worst_ratio_by_position": cell["worst_ratio_by_position"], "failure_count": cell["failed_cases"],
+                "failures": [{"case": f["case"], "kind": f["first_failure"]["kind"], "message": ggml_message(f),
+                              "reproducer": f["replay"]} for f in shown]})
+    return {"library": "ggml", "rows": list(rows.values()), "cells": cells,
+            "run": {"date": ggml_date(folder), "command": "examples/ggml-plugin/rebuild-report.sh GGML_SOURCE_DIR",
+                    "machine": run["machine"], "python": "",
+                    "versions": {"ggml": run["backend"].removeprefix("plugin:ggml-"), "peconform": run["commit"][:7]},
+                    "profile": run["profile"], "cases": run["cases_planned"], "seed": run["seed"]},
+            "findings": "ggml/FINDINGS.md"}
+
+
+def ggml_date(folder):
+    """The day rebuild-report.sh wrote ggml/README.md, from its first line that says."""
+    found = re.search(r"on (\d{4}-\d{2}-\d{2})", (folder / "README.md").read_text())
+    return found.group(1) if found else "unknown"
+
+
+def ggml_message(failure):
+    first = failure["first_failure"]
+    return (f"FAIL [{first['kind']}] {failure['case']}\n  element {first['element']} ({first['position']}): "
+            f"reference {first['reference']}, actual {first['actual']}")
+
+
+def assemble(out):
+    """Gathers out/libraries/*.json and ggml's reports into out/matrix.json and writes matrix.md and
+    matrix.html from it."""
+    libraries = []
+    for path in sorted((out / "libraries").glob("*.json")):
+        libraries.append(json.loads(path.read_text()))
+    ggml = ggml_library(out / "ggml")
+    if ggml:
+        libraries.append(ggml)
+    order = {name: i for i, name in enumerate(LIBRARY_ORDER)}
+    libraries.sort(key=lambda lib: order.get(lib["library"], len(order)))
+    matrix = {"assembled": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+              "libraries": libraries}
+    (out / "matrix.json").write_text(json.dumps(matrix, indent=1) + "\n")
+    (out / "matrix.md").write_text(markdown(matrix))
+    (out / "matrix.html").write_text(html(matrix))
+    print(f"wrote {out / 'matrix.md'}, matrix.html and matrix.json ({len(libraries)} libraries)")
+
+
+def groups(library):
+    """The library's rows by family, in the order they came, each row with its cells by column."""
+    by_key = {row["key"]: dict(row, cells={}) for row in library["rows"]}
+    for cell in library["cells"]:
+        by_key[cell["key"]]["cells"][cell["column"]] = cell
+    families = {}
+    for row in by_key.values():
+        families.setdefault(row["family"], []).append(row)
+    return families
+
+
+def family_columns(rows):
+    """Every column the family's rows have, in first-seen order, with its keys and meaning."""
+    columns = {}
+    for row in rows:
+        for column in row["columns"]:
+            columns.setdefault(column["name"], column)
+    return list(columns.values())
+
+
+def first_position_over(cell):
+    """Where the cell's error first passes its bound: the lowest position bin over 1, as text."""
+    over = [b for b, ratio in enumerate(cell.get("worst_ratio_by_position", [])) if ratio > 1]
+    if not over:
+        return None
+    return "0" if over[0] == 0 else f"2^{over[0] - 1}"
+
+
+def verdict(cell, row=None):
+    """The verdict and the worst numeric ratio; where a cell fails without a numeric error past its
+    bound (an out-of-bounds write, an exception), the kind of its first failure instead."""
+    if cell is None:
+        return "awaiting a recipe" if row and row.get("awaiting") else "not run"
+    text = f"{'conformant' if cell['conformant'] else cell['verdict']} ({cell['worst_ratio']:.3g})"
+    if not cell["conformant"] and cell["worst_ratio"] <= 1 and cell["failures"]:
+        text = f"{cell['verdict']} ({cell['failures'][0]['kind']}; numeric worst {cell['worst_ratio']:.3g})"
+    start = None if cell["conformant"] else first_position_over(cell)
+    return f"{text}, from p ≥ {start}" if start else text
+
+
+def failing(library):
+    return [cell for cell in library["cells"] if not cell["conformant"]]
+
+
+def versions(library):
+    return ", ".join(f"{name} {version}" for name, version in library["run"]["versions"].items())
+
+
+def counts(library):
+    """(rows judged, rows awaiting a recipe, cells under the library's own recipes, those
+    conformant): the exact-angle contrast is not counted, since float32 code fails it by design."""
+    awaiting = sum(bool(row.get("awaiting")) for row in library["rows"])
+    own = [c for c in library["cells"] if c["column"] != "exact-angle"]
+    return len(library["rows"]) - awaiting, awaiting, len(own), sum(c["conformant"] for c in own)
+
+
+def anchor(library, cell):
+    return re.sub(r"[^A-Za-z0-9]+", "-", f"{library['library']}-{cell['key']}-{cell['column']}").strip("-").lower()
+
+
+INTRO = ("Each library's own positional-encoding code (not ports), called by `peconform.check()` through a "
+         "thin adapter (tools/upstream/adapt_<library>.py) under each precision class of its family: the "
+         "library's own recipe, and exact-angle as the contrast where the family has angles. A cell gives the "
+         "verdict and the worst error / bound over every element checked (below 1 conforms) and, where it "
+         "fails, the smallest position from which an error passes its bound (positions binned by powers of "
+         "two). Every non-conformant cell outside the exact-angle contrast has its finding in FINDINGS.md.")
+
+
+def _md(text):
+    return str(text).replace("|", "\\|")
+
+
+def markdown(matrix):
+    lines = ["# Upstream conformance matrix", "", INTRO, "", f"Assembled {matrix['assembled']}.", "",
+             "| library | versions | made | rows | awaiting a recipe | conformant under its own recipe |",
+             "|---|---|---|---|---|---|"]
+    for library in matrix["libraries"]:
+        judged, awaiting, own, passed = counts(library)
+        lines.append(f"| [{library['library']}](#{library['library']}) | {_md(versions(library))} | "
+                     f"{_md(library['run']['date'])} | {judged} | {awaiting} | {passed} of {own} cells |")
+    for library in matrix["libraries"]:
+        run = library["run"]
+        lines += ["", f"## {library['library']}", "",
+                  f"- Command: `{run['command']}`",
+                  f"- Machine: {run['machine']}" + (f"; Python {run['python']}" if run["python"] else ""),
+                  f"- Versions: {versions(library)}",
+                  f"- Campaign: profile {run['profile']}, {run['cases'] or 'the profile’s'} cases per cell, seed {run['seed']}"]
+        for family, rows in groups(library).items():
+            columns = family_columns(rows)
+            lines += ["", f"### {library['library']}: {family}", ""]
+            lines += [f"- **{c['name']}** (`{c['keys'] or 'the spec as it is'}`): {c['meaning']}" for c in columns]
+            lines += ["", "| implementation | spec | " + " | ".join(_md(c["name"]) for c in columns) + " |",
+                      "|---|---|" + "---|" * len(columns)]
+            for row in rows:
+                cells = [_md(verdict(row["cells"].get(c["name"]), row)) for c in columns]
+                lines.append(f"| {_md(row['name'])} | `{_md(brief(row['spec']))}` | " + " | ".join(cells) + " |")
+            awaiting = [f"- Awaiting a recipe, **{row['name']}**: {row['awaiting']}" for row in rows if row.get("awaiting")]
+            lines += [""] + awaiting if awaiting else []
+    lines += ["", "## Non-conformant cells", ""]
+    any_failing = False
+    for library in matrix["libraries"]:
+        for cell in failing(library):
+            any_failing = True
+            lines += [f"### {library['library']}, {cell['key']}: {cell['column']}", "",
+                      f"Spec `{cell['spec']}`, kernel `{cell['kernel']}`: {cell['verdict']}, "
+                      f"{cell['failure_count']} failing case(s), worst ratio {cell['worst_ratio']:.3g}.", ""]
+            for failure in cell["failures"]:
+                lines += ["```", failure["message"].rstrip(), "```", "", "Reproducer:", "",
+                          "```", failure["reproducer"], "```", ""]
+    if not any_failing:
+        lines.append("None.")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+_STYLE = """
+body { font-family: sans-serif; margin: 1.5em auto; max-width: 1320px; padding: 0 1em; }
+table { border-collapse: collapse; width: 100%; margin-bottom: 1em; }
+th, td { border: 1px solid #bbb; padding: 0.3em 0.5em; text-align: left; vertical-align: top; }
+td.pass { background: #e3f4e3; } td.fail { background: #f8dddd; } td.none { background: #eee; }
+td.contrast.fail { background: #f6eedd; }
+code { font-size: 0.85em; overflow-wrap: anywhere; }
+pre { font-size: 0.85em; background: #f4f4f4; padding: 0.6em; white-space: pre-wrap; overflow-wrap: anywhere; }
+details summary { cursor: pointer; }
+@media print { body { max-width: none; margin: 0; } }
+"""
+
+
+def html(matrix):
+    e = html_escape.escape
+    parts = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
+             "<title>Upstream conformance matrix</title>", f"<style>{_STYLE}</style></head><body>",
+             "<h1>Upstream conformance matrix</h1>", f"<p>{e(INTRO)}</p>", f"<p>Assembled {e(matrix['assembled'])}.</p>",
+             "<table><tr><th>library</th><th>versions</th><th>made</th><th>rows</th><th>awaiting a recipe</th>"
+             "<th>conformant under its own recipe</th></tr>"]
+    for library in matrix["libraries"]:
+        judged, awaiting, own, passed = counts(library)
+        style = "pass" if passed == own else "fail"
+        parts.append(f"<tr><td><a href=\"#{e(library['library'])}\">{e(library['library'])}</a></td>"
+                     f"<td>{e(versions(library))}</td><td>{e(library['run']['date'])}</td><td>{judged}</td>"
+                     f"<td>{awaiting}</td><td class=\"{style}\">{passed} of {own} cells</td></tr>")
+    parts.append("</table>")
+    for library in matrix["libraries"]:
+        parts += _html_library(library)
+    parts.append("<h2>Non-conformant cells</h2>")
+    any_failing = False
+    for library in matrix["libraries"]:
+        for cell in failing(library):
+            any_failing = True
+            parts += [f"<h3 id=\"{anchor(library, cell)}\">{e(library['library'])}, {e(cell['key'])}: {e(cell['column'])}</h3>",
+                      f"<p>Spec <code>{e(cell['spec'])}</code>, kernel <code>{e(cell['kernel'])}</code>: "
+                      f"{e(cell['verdict'])}, {cell['failure_count']} failing case(s), worst ratio {cell['worst_ratio']:.3g}.</p>"]
+            for failure in cell["failures"]:
+                parts += [f"<pre>{e(failure['message'].rstrip())}</pre>", "<p>Reproducer:</p>",
+                          f"<pre>{e(failure['reproducer'])}</pre>"]
+    if not any_failing:
+        parts.append("<p>None.</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _html_library(library):
+    e = html_escape.escape
+    run = library["run"]
+    parts = [f"<h2 id=\"{e(library['library'])}\">{e(library['library'])}</h2>",
+             f"<p>{e(versions(library))}; profile {e(str(run['profile']))}, "
+             f"{e(str(run['cases'] or 'the profile’s'))} cases per cell, seed {e(str(run['seed']))}; "
+             f"{e(run['machine'])}. Made {e(run['date'])} by <code>{e(run['command'])}</code>.</p>"]
+    for family, rows in groups(library).items():
+        columns = family_columns(rows)
+        parts.append(f"<h3>{e(library['library'])}: {e(family)}</h3><ul>")
+        parts += [f"<li><b>{e(c['name'])}</b> (<code>{e(c['keys'] or 'the spec as it is')}</code>): {e(c['meaning'])}</li>"
+                  for c in columns]
+        parts += ["</ul>", "<table><tr><th>implementation</th><th>spec</th>"
+                  + "".join(f"<th>{e(c['name'])}</th>" for c in columns) + "</tr>"]
+        for row in rows:
+            tds = []
+            for column in columns:
+                cell = row["cells"].get(column["name"])
+                style = "none" if cell is None else "pass" if cell["conformant"] else "fail"
+                if column["name"] == "exact-angle":
+                    style += " contrast"
+                text = e(verdict(cell, row))
+                if cell is not None and not cell["conformant"]:
+                    text = f"<a href=\"#{anchor(library, cell)}\">{text}</a>"
+                tds.append(f"<td class=\"{style}\">{text}</td>")
+            parts.append(f"<tr><td>{e(row['name'])}</td><td><code>{e(brief(row['spec']))}</code></td>{''.join(tds)}</tr>")
+        parts.append("</table>")
+        awaiting = [row for row in rows if row.get("awaiting")]
+        if awaiting:
+            parts.append("<ul>" + "".join(f"<li>Awaiting a recipe, <b>{e(row['name'])}</b>: {e(row['awaiting'])}</li>"
+                                          for row in awaiting) + "</ul>")
+    return parts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=pathlib.Path, default=ROOT / "reports" / "upstream")
+    assemble(parser.parse_args().out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,177 @@
+"""The matrix writer: each library's rows grouped by family, a column per class the family has, the
+run's provenance, the counts of the summary table, ggml's rows read from its peconform reports,
+and each non-conformant cell's failure and reproducer, in Markdown and in escaped HTML. Needs no
+upstream package (ctest runs it with Debian's Python)."""
+import json
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+import matrix
+
+ROTARY_COLUMNS = [{"name": "fp32-angle", "keys": "precision=fp32-angle,theta=hf", "meaning": "float32 angles"},
+                  {"name": "exact-angle", "keys": "precision=exact-angle", "meaning": "exact angles"}]
+T5_COLUMNS = [{"name": "buckets", "keys": "", "meaning": "integer buckets"}]
+
+
+def run(library_versions):
+    return {"date": "2026-11-24 17:00 UTC", "command": "tools/upstream-conformance.sh --cases 8",
+            "machine": "Linux, test CPU, 2 CPUs", "python": "3.11.2", "versions": library_versions,
+            "profile": "ci", "cases": 8, "seed": 7}
+
+
+def row(key, name, family, columns):
+    return {"key": key, "name": name, "family": family, "spec": f"{family}(d=8)", "source": "x.py: f", "columns": columns}
+
+
+def cell(key, column, conformant, ratio, failures=(), by_position=()):
+    return {"key": key, "column": column, "spec": f"rope(d=8,{column})", "kernel": "lib.Rotary",
+            "verdict": "conformant" if conformant else "non-conformant", "conformant": conformant, "elements": 100,
+            "worst_ratio": ratio, "seconds": 1.0, "failures": list(failures), "failure_count": len(failures),
+            "worst_ratio_by_position": list(by_position)}
+
+
+def failure(kind="numeric", reproducer="tools/upstream-conformance.sh --replay 'x'"):
+    return {"case": "rope(d=8) | batch=1 seq=1", "kind": kind, "element": 3, "position": 131071, "reference": "0.5",
+            "actual": "0.49", "ratio": 12.5, "message": "FAIL [numeric] rope(d=8) | a<b", "reproducer": reproducer}
+
+
+TRANSFORMERS = {
+    "library": "transformers", "run": run({"transformers": "5.23.0", "torch": "2.15.0"}),
+    "rows": [row("llama", "Llama <3>", "rope", ROTARY_COLUMNS), row("qwen", "Qwen2", "rope", ROTARY_COLUMNS),
+             row("t5", "T5 buckets", "t5", T5_COLUMNS)],
+    "cells": [cell("llama", "fp32-angle", True, 0.25),
+              cell("llama", "exact-angle", False, 12.5, [failure()], [0, 0.5, 0.9, 1.5, 12.5]),
+              cell("qwen", "fp32-angle", True, 0.5),
+              cell("t5", "buckets", False, 0.0, [failure("index", "repro-t5")])],
+}
+TIMM = {"library": "timm", "run": run({"timm": "1.0.31"}), "rows": [row("rot", "RotaryEmbedding", "rope", ROTARY_COLUMNS)],
+        "cells": [cell("rot", "fp32-angle", True, 0.75), cell("rot", "exact-angle", True, 0.5)]}
+MATRIX = {"assembled": "2026-11-24 18:00 UTC", "libraries": [TRANSFORMERS, TIMM]}
+
+
+def test_markdown_groups_rows_by_library_and_family():
+    text = matrix.markdown(MATRIX)
+    # Bin 3 holds positions [4, 8): the first over its bound.
+    assert "| Llama <3> | `rope(d=8)` | conformant (0.25) | non-conformant (12.5), from p ≥ 2^2 |" in text
+    assert "| Qwen2 | `rope(d=8)` | conformant (0.5) | not run |" in text
+    assert "### transformers: rope" in text and "### transformers: t5" in text and "### timm: rope" in text
+    # The t5 table has its own one column, and a failure that is not numeric says its kind.
+    assert "| T5 buckets | `t5(d=8)` | non-conformant (index; numeric worst 0) |" in text
+    for provenance in ("`tools/upstream-conformance.sh --cases 8`", "transformers 5.23.0", "torch 2.15.0", "timm 1.0.31",
+                       "Linux, test CPU"):
+        assert provenance in text
+
+
+def test_the_summary_counts_cells_and_own_recipe_failures_apart_from_the_contrast():
+    text = matrix.markdown(MATRIX)
+    # transformers: 3 rows, 3 own-recipe cells of which the t5 one fails; the exact-angle failure is
+    # the contrast and is not counted.
+    assert "| [transformers](#transformers) | transformers 5.23.0, torch 2.15.0 | 2026-11-24 17:00 UTC | 3 | 0 | 2 of 3 cells |" in text
+    assert "| [timm](#timm) | timm 1.0.31 | 2026-11-24 17:00 UTC | 1 | 0 | 1 of 1 cells |" in text
+
+
+def test_failing_cells_keep_their_message_and_reproducer():
+    text = matrix.markdown(MATRIX)
+    assert "### transformers, llama: exact-angle" in text
+    assert "FAIL [numeric] rope(d=8) \\| a<b" not in text  # code blocks keep the message as it is
+    assert "FAIL [numeric] rope(d=8) | a<b" in text
+    assert "tools/upstream-conformance.sh --replay 'x'" in text and "repro-t5" in text
+
+
+def test_html_escapes_and_every_failing_cell_links_to_its_section():
+    page = matrix.html(MATRIX)
+    assert page.startswith("<!DOCTYPE html>")
+    assert "Llama &lt;3&gt;" in page and "Llama <3>" not in page
+    assert "a&lt;b" in page
+    links = re.findall(r'<a href="#([^"]+)">non-conformant', page)
+    assert len(links) == 2
+    for target in links:
+        assert page.count(f'id="{target}"') == 1
+    assert page.count('class="pass"') == 4 and page.count('class="fail"') == 2  # the t5 cell and its summary
+    assert page.count('class="fail contrast"') == 1
+    assert page.count('class="none contrast"') == 1
+
+
+def test_the_table_counts_long_lists_instead_of_printing_them():
+    spec = "rope(d=8,scaling=longrope(factor=4,orig=16,short=[1.05,1.1,1.2500000000000002,2.000000000000001],long=[2,4]))"
+    assert matrix.brief(spec) == "rope(d=8,scaling=longrope(factor=4,orig=16,short=[4 values],long=[2,4]))"
+
+
+def test_no_failures_says_none():
+    quiet = {"assembled": "now", "libraries": [TIMM]}
+    assert "## Non-conformant cells\n\nNone." in matrix.markdown(quiet)
+    assert "<p>None.</p>" in matrix.html(quiet)
+
+
+def ggml_report(backend, failed, failures=()):
+    return {"run": {"machine": "AMD EPYC", "backend": "plugin:ggml-d99724f2b141", "commit": "39d550890c34",
+                    "profile": "ci", "cases_planned": 1000, "seed": 5},
+            "cells": [{"backend": backend, "dtype": "fp32", "failed_cases": failed, "elements": 10, "worst_ratio": 0.5,
+                       "worst_ratio_by_position": [0.5]}],
+            "failures": list(failures)}
+
+
+def test_ggml_rows_come_from_its_two_reports(tmp_path):
+    (tmp_path / "libraries").mkdir()
+    (tmp_path / "libraries" / "timm.json").write_text(json.dumps(TIMM))
+    ggml = tmp_path / "ggml"
+    for folder, report in (("fp32-angle", ggml_report("ggml-rope-neox", 0)),
+                           ("exact-angle", ggml_report("ggml-rope-neox-exact", 2, [{
+                               "backend": "ggml-rope-neox-exact", "dtype": "fp32", "case": "rope(d=3)",
+                               "replay": "peconform run --replay 'rope(d=3)'",
+                               "first_failure": {"kind": "numeric", "element": 1, "position": "p=9",
+                                                 "reference": "1", "actual": "2"}}]))):
+        (ggml / folder).mkdir(parents=True)
+        (ggml / folder / "report.json").write_text(json.dumps(report))
+    (ggml / "README.md").write_text("Generated by the script on 2026-11-26; findings apart.\n")
+    matrix.assemble(tmp_path)
+    assembled = json.loads((tmp_path / "matrix.json").read_text())
+    assert [lib["library"] for lib in assembled["libraries"]] == ["timm", "ggml"]
+    ggml_lib = assembled["libraries"][1]
+    assert [r["key"] for r in ggml_lib["rows"]] == ["ggml-rope-neox/fp32"]
+    assert ggml_lib["run"]["date"] == "2026-11-26"
+    by_column = {c["column"]: c for c in ggml_lib["cells"]}
+    assert by_column["fp32-angle (theta=ggml)"]["conformant"]
+    assert not by_column["exact-angle"]["conformant"]
+    assert by_column["exact-angle"]["failures"][0]["reproducer"] == "peconform run --replay 'rope(d=3)'"
+    text = (tmp_path / "matrix.md").read_text()
+    assert "| ggml_rope_ext (NeoX pairs), fp32 |" in text
+
+
+CHROMIUM = pathlib.Path("/usr/bin/chromium")
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium (scripts/install-deps.sh installs it)")
+def test_the_page_never_scrolls_sideways_at_1400_pixels(tmp_path):
+    long_case = "rope(d=128,base=500000,layout=half,scaling=custom(factors=[" + ",".join(["1.2074843"] * 64) + "]))"
+    wide = dict(TRANSFORMERS, cells=[dict(c, spec=long_case, failures=[dict(f, message="FAIL " + long_case * 2,
+                                                                               reproducer="replay '" + long_case + "'")
+                                                                        for f in c["failures"]])
+                                     for c in TRANSFORMERS["cells"]],
+                rows=[dict(r, spec=long_case.replace(",", ", ")) for r in TRANSFORMERS["rows"]])
+    page = matrix.html({"assembled": "now", "libraries": [wide, TIMM]})
+    # The page has no script of its own; this copy reports the widths through its title.
+    probe = "<script>document.title = document.documentElement.scrollWidth + ' ' + window.innerWidth;</script>"
+    (tmp_path / "matrix.html").write_text(page.replace("</body>", probe + "</body>"))
+    dom = subprocess.run(["timeout", "60", str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1400,900", "--dump-dom",
+                          (tmp_path / "matrix.html").as_uri()], capture_output=True, text=True)
+    widths = re.search(r"<title>(\d+) (\d+)</title>", dom.stdout)
+    assert widths, dom.stderr[-2000:]
+    scroll_width, window_width = int(widths.group(1)), int(widths.group(2))
+    assert window_width == 1400
+    assert scroll_width <= window_width
+
+
+def test_a_row_awaiting_a_recipe_is_listed_without_a_verdict():
+    waiting = dict(row("sine", "SinePositionEncoding", "sinusoidal", [ROTARY_COLUMNS[1]]), awaiting="a powf recipe")
+    library = dict(TIMM, rows=TIMM["rows"] + [waiting])
+    text = matrix.markdown({"assembled": "now", "libraries": [library]})
+    assert "| SinePositionEncoding | `sinusoidal(d=8)` | awaiting a recipe |" in text
+    assert "- Awaiting a recipe, **SinePositionEncoding**: a powf recipe" in text
+    assert "| [timm](#timm) | timm 1.0.31 | 2026-11-24 17:00 UTC | 1 | 1 | 1 of 1 cells |" in text
+    assert "<li>Awaiting a recipe, <b>SinePositionEncoding</b>: a powf recipe</li>" in matrix.html(
+        {"assembled": "now", "libraries": [library]})

@@ -1,0 +1,186 @@
+"""The adapters of adapt_transformers_families.py against computations of our own from each
+scheme's definition (README "Specs", ../shared/notes/variants.md) and upstream's own frequencies:
+they must hand upstream the campaign's positions and lay its output out as the row's spec says.
+Run in the shared upstream venv:
+`PYTHONPATH=build/release/python:tools/upstream python -m pytest tools/upstream/test_transformers_families.py`.
+"""
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("transformers", reason="the transformers adapters need transformers (tools/upstream/requirements/transformers.txt)")
+peconform = pytest.importorskip("peconform", reason="needs the peconform module on PYTHONPATH (build/release/python)")
+import torch  # noqa: E402
+
+import adapt_transformers_families as families  # noqa: E402
+
+U32 = 2.0**-24  # float32's unit roundoff
+RNG = np.random.default_rng(7)
+
+
+def row(key):
+    return next(r for r in families.rows() if r.key == key)
+
+
+def spec_of(key):
+    return peconform.Spec(row(key).spec)
+
+
+# mRoPE
+
+# (t, h, w) rows far apart, so that a pair rotated by the wrong axis is far off.
+MROPE_POSITIONS = np.array([[0, 3, 17, 4096, 70000],
+                            [5, 1000, 2, 9, 123456],
+                            [11, 7, 30000, 655, 1]], dtype=np.int64)
+
+
+def mrope_axis(pairs, sections, interleaved):
+    """Which of t, h, w each pair's angle follows (README, `section_mode`)."""
+    i = np.arange(pairs)
+    if not interleaved:
+        return np.searchsorted(np.cumsum(sections), i, side="right")
+    axis = np.zeros(pairs, dtype=np.int64)
+    axis[(i % 3 == 1) & (i < 3 * sections[1])] = 1
+    axis[(i % 3 == 2) & (i < 3 * sections[2])] = 2
+    return axis
+
+
+@pytest.mark.parametrize("key,sections,interleaved", [("qwen2-vl-mrope", [16, 24, 24], False),
+                                                      ("qwen3-vl-mrope", [24, 20, 20], True)])
+def test_mrope_rotates_each_pair_by_its_axis(key, sections, interleaved):
+    fn = row(key).kernel()
+    d = 128
+    x = RNG.uniform(-2, 2, size=(2, MROPE_POSITIONS.shape[1], 3, d)).astype(np.float32)
+    positions = np.broadcast_to(MROPE_POSITIONS[:, None, :], (3, 2, MROPE_POSITIONS.shape[1]))
+    y = fn(torch.from_numpy(x), torch.from_numpy(positions.copy()), spec_of(key)).numpy()
+    inv_freq = fn.rotary.inv_freq.numpy()
+    axis = mrope_axis(d // 2, sections, interleaved)
+    # Upstream's angle: float32 position times float32 inv_freq, one float32 rounding.
+    chosen = MROPE_POSITIONS[axis].T.astype(np.float32)  # [seq, pairs]
+    angles = (chosen * inv_freq[None, :]).astype(np.float64)
+    c, s = np.cos(angles)[None, :, None, :], np.sin(angles)[None, :, None, :]
+    a, b = x[..., : d // 2].astype(np.float64), x[..., d // 2:].astype(np.float64)
+    want = np.concatenate([a * c - b * s, b * c + a * s], axis=-1)
+    # Upstream rounds cos, sin, both products and the sum in float32 (from the same float32
+    # angle): five roundings of terms below |a| + |b| <= 4, and one more for the sin/cos routines.
+    np.testing.assert_allclose(y, want, rtol=0, atol=6 * U32 * 4)
+
+
+@pytest.mark.parametrize("key,config", [("qwen2-vl-mrope", dict(model_type="qwen2_vl", **families.QWEN2_VL)),
+                                        ("qwen3-vl-mrope", dict(model_type="qwen3_vl_text", **families.QWEN3_VL))])
+def test_mrope_rows_are_what_peconform_reads_from_their_configs(key, config):
+    assert peconform.Spec.from_hf_config(config).canonical == row(key).spec
+
+
+# T5
+
+def exact_bucket(relative, bidirectional, buckets, max_distance):
+    """T5's bucket of key - query, with the logarithm's comparison done in integers:
+    floor(n·log(r/e)/log(D/e)) >= k exactly when r^n·e^k >= D^k·e^n (e = exact buckets, n = log buckets)."""
+    bucket = 0
+    if bidirectional:
+        buckets //= 2
+        bucket = buckets if relative > 0 else 0
+        r = abs(relative)
+    else:
+        r = max(-relative, 0)
+    exact = buckets // 2
+    if r < exact:
+        return bucket + r
+    n = buckets - exact
+    k = max(k for k in range(n + 1) if r**n * exact**k >= max_distance**k * exact**n)
+    return bucket + min(exact + k, buckets - 1)
+
+
+@pytest.mark.parametrize("key", ["t5-buckets-encoder", "t5-buckets-decoder"])
+def test_t5_buckets_are_the_exact_buckets_of_key_minus_query(key):
+    spec = spec_of(key)
+    bidirectional = spec.keys.get("bidirectional", True)
+    queries = np.array([0, 5, 300, 2**31 - 1], dtype=np.int64)
+    keys = np.concatenate([np.arange(0, 700), [2**31 - 700, 2**31 - 1]]).astype(np.int64)
+    got = row(key).kernel()(torch.from_numpy(queries), torch.from_numpy(keys), spec)
+    assert got.dtype == torch.int32 and tuple(got.shape) == (len(queries), len(keys))
+    want = [[exact_bucket(int(k) - int(q), bidirectional, spec.keys["buckets"], spec.keys["max_distance"])
+             for k in keys] for q in queries]
+    np.testing.assert_array_equal(got.numpy(), np.array(want))
+
+
+def test_t5_sign_convention_is_key_minus_query():
+    spec = spec_of("t5-buckets-encoder")
+    later_key = row("t5-buckets-encoder").kernel()(torch.tensor([0]), torch.tensor([3]), spec)
+    assert int(later_key[0, 0]) == 16 + 3  # rp = +3: the upper half of the 32 buckets
+
+
+def test_t5_rows_are_what_peconform_reads_from_t5_configs():
+    config = dict(model_type="t5", relative_attention_num_buckets=32, relative_attention_max_distance=128)
+    assert peconform.Spec.from_hf_config(config).canonical == row("t5-buckets-encoder").spec
+    assert peconform.Spec.from_hf_config(dict(config, is_decoder=True)).canonical == row("t5-buckets-decoder").spec
+
+
+# Sinusoid tables
+
+TABLE_POSITIONS = np.array([0, 1, 2, 7, 100, 1000, 4095, 2, 0], dtype=np.int64)  # any order, repeats
+
+
+def half_table(angles, odd):
+    """[sin..., cos...] over the pairs, with a zero last column for odd d."""
+    table = np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+    return np.concatenate([table, np.zeros((len(angles), 1))], axis=1) if odd else table
+
+
+@pytest.mark.parametrize("key", ["whisper-sinusoids", "speech2text-sinusoids", "speech2text-sinusoids-odd"])
+def test_float32_geometric_tables_hold_their_positions_and_layout(key):
+    spec = spec_of(key)
+    d = spec.d
+    got = row(key).kernel()(torch.from_numpy(TABLE_POSITIONS), spec).numpy()
+    assert got.shape == (len(TABLE_POSITIONS), d)
+    pairs = d // 2
+    frequencies = np.exp(-np.arange(pairs) * math.log(10000) / (pairs - 1))
+    angles = TABLE_POSITIONS[:, None].astype(np.float64) * frequencies[None, :]
+    # Upstream's float32 angle: the step -ln(base)/D rounded (2^-24 relative), k times it rounded
+    # (2^-24 of k·|step| <= ln 10^4 < 9.3), exp within 2 ulps and the product with the position
+    # rounded: the frequency is within (9.3 + 9.3 + 2 + 1)·2^-24 relative, the angle within 22·2^-24
+    # of itself; sin and cos add 2 ulps of a value below 1.
+    tolerance = 22 * U32 * np.abs(np.concatenate([angles, angles], axis=1)) + 2 * 2 * U32
+    if d % 2:
+        tolerance = np.concatenate([tolerance, np.zeros((len(angles), 1))], axis=1)
+    assert np.all(np.abs(got - half_table(angles, d % 2)) <= tolerance)
+
+
+def power_angles(positions, d):
+    """p·10000^(-2⌊j/2⌋/d) for every column j (the exponent with d itself, as both builders form it)."""
+    exponents = 2 * (np.arange(d) // 2) / d
+    return positions[:, None].astype(np.float64) * np.exp(-exponents * math.log(10000))[None, :]
+
+
+@pytest.mark.parametrize("key", ["distilbert-sinusoids", "distilbert-sinusoids-odd"])
+def test_distilbert_table_interleaves_sin_and_cos(key):
+    spec = spec_of(key)
+    got = row(key).kernel()(torch.from_numpy(TABLE_POSITIONS), spec).numpy()
+    angles = power_angles(TABLE_POSITIONS, spec.d)
+    want = np.where(np.arange(spec.d) % 2 == 0, np.sin(angles), np.cos(angles))
+    # Upstream's float64 angles are within 1e-12 of these up to position 4095; the one float32
+    # rounding of a value below 1 is at most 2^-25.
+    np.testing.assert_allclose(got, want, rtol=0, atol=U32 / 2 + 1e-12)
+
+
+def test_marian_table_puts_the_cosines_in_the_second_half():
+    spec = spec_of("marian-sinusoids")
+    got = row("marian-sinusoids").kernel()(torch.from_numpy(TABLE_POSITIONS), spec).numpy()
+    angles = power_angles(TABLE_POSITIONS, spec.d)[:, 0::2]
+    # As for DistilBERT: float64 angles, one float32 rounding.
+    np.testing.assert_allclose(got, half_table(angles, False), rtol=0, atol=U32 / 2 + 1e-12)
+
+
+def test_position_hand_off_ends_with_the_call():
+    row("distilbert-sinusoids-odd").kernel()(torch.arange(3), spec_of("distilbert-sinusoids-odd"))
+    row("whisper-sinusoids").kernel()(torch.arange(3), spec_of("whisper-sinusoids"))
+    assert not hasattr(families.modeling_distilbert, "range")
+    assert torch.equal(torch.arange(families.PositionCount(3)), torch.tensor([0, 1, 2]))
+
+
+def test_every_column_spec_parses():
+    for r in families.rows():
+        for column in r.columns:
+            assert peconform.Spec(column.spec_text(r.spec)).family == r.family
