@@ -298,6 +298,14 @@ template <class Real> std::pair<Real, Real> dynamic_base_error(const Spec& spec)
 //          products; custom(factors=...) divides by the float32 factor (one rounding, and the
 //          factor's cast); linear multiplies by freq_scale = 1.0f / (float)factor, a reciprocal
 //          of a rounded factor, and rounds the product; yarn blends as ggml_yarn_angle_error says.
+//   mlx    mlx's fast.rope without freqs, as its CPU build forms it (the fallback in mlx/fast.cpp):
+//          exp(arange(0, -h, -1) * array(logf(base) / h)) with h = n/2, all float32. logf is
+//          charged one ulp; the division by h rounds unless h is a power of two, the product by
+//          -k unless k is 0 or a power of two. mlx's exp (mlx/backend/cpu/simd/math.h) takes
+//          y = fl(x * 1.442695f), a constant log2(e) (1 + lambda) with lambda computed here,
+//          n = floor(y + 0.5) in double, and 2^f for f = y - n in [-1/2, 1/2] by a polynomial
+//          of fused multiply-adds, measured within 1.35u of 2^f over every float32 f there and
+//          charged one ulp as expf is; 2^n times it is exact. theta_0 = exp(0) = 1 exactly.
 //   exp-log  sinusoid tables as the PyTorch tutorial, fairseq and tensor2tensor build them:
 //          theta_k = exp(m_k c) with c = -ln(base)/D computed in double and cast to float32
 //          (table_exponent gives m_k and D), the product m_k c_f rounded (exact where m_k is 0
@@ -365,6 +373,19 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
                            : (representable_in_float32(spec.scaling.factors.at(k)) ? Real(1) : 1 / (1 - u)) * round;
       const Real scaled = linear ? factor_in * round * round : Real(1);
       return running * divided * scaled - 1;
+    }
+    case ThetaRecipe::mlx: {
+      if (index == 0) return position - 1;
+      const int half = n / 2;
+      const Real step = Real(index) / Real(half);  // x = -step ln(base)
+      const Real formed = (1 + 2 * u) * round_if(!std::has_single_bit(static_cast<unsigned>(half))) *
+                          round_if(!std::has_single_bit(static_cast<unsigned>(index)));
+      const Real x = step * log_base;
+      const Real x_error = x * (formed - 1) + step * log_base_rounding * formed;
+      const Real log2e = Real(1.442695f) * log(Real(2));  // 1.442695f / log2(e)
+      const Real scaled = (1 + abs(log2e - 1)) * round;
+      const Real theta = exp(x_error * scaled + x * (scaled - 1)) * (1 + 2 * u);
+      return position * theta * round - 1;
     }
     case ThetaRecipe::exp_log: {
       const TableExponent exponent = table_exponent(spec, index);

@@ -71,7 +71,7 @@ template <> const NameTable<PrecisionClass>& names() {
 template <> const NameTable<ThetaRecipe>& names() {
   static const NameTable<ThetaRecipe> table{
       {ThetaRecipe::exact, "exact"}, {ThetaRecipe::hf, "hf"},           {ThetaRecipe::meta, "meta"},
-      {ThetaRecipe::ggml, "ggml"},   {ThetaRecipe::exp_log, "exp-log"}};
+      {ThetaRecipe::ggml, "ggml"},   {ThetaRecipe::mlx, "mlx"},         {ThetaRecipe::exp_log, "exp-log"}};
   return table;
 }
 template <> const NameTable<RoundsIn>& names() {
@@ -508,19 +508,24 @@ void validate(const Spec& spec) {
                                 "theta=ggml takes custom(factors=...), the divisors of llama.cpp's rope_freqs",
                                 name_of(spec.theta)));
     if (plan == PlanKind::yarn && spec.theta == ThetaRecipe::ggml) validate_ggml_yarn(spec);
+    // mlx's exp gives 0 below -88, and its bound is for normal results: every exponent -k ln(base)/h
+    // stays inside while |ln(base)| < 64.
+    if (spec.theta == ThetaRecipe::mlx && std::abs(std::log(spec.base.to_double())) >= 64)
+      invalid(spec, fmt::format("theta=mlx forms theta as mlx's float32 exp(-k ln(base)/(d/2)), bounded while |ln(base)| < 64; "
+                                "base={} is past it", spec.base.to_double()));
     const std::vector<ThetaRecipe> recipes = theta_recipes(spec);
     if (is_rotary(spec.family) && spec.theta != ThetaRecipe::exp_log &&
         std::find(recipes.begin(), recipes.end(), spec.theta) == recipes.end())
       invalid(spec, fmt::format("theta={} is not defined for scaling {}: hf takes none, linear, dynamic, proportional, "
                                 "llama3, yarn and longrope; meta the same but dynamic; ggml none, linear, yarn and "
-                                "custom(factors=...); exact every plan",
+                                "custom(factors=...); mlx none (rope only); exact every plan",
                                 name_of(spec.theta), name_of(spec.scaling.kind)));
     // Each family's recipes are the ones its libraries use: rotary kernels form theta by pow or
     // ggml's running product, sinusoid tables by exp of a multiple of -ln(base)/m.
     const bool table = spec.family == Family::sinusoidal || spec.family == Family::xl;
     if (table != (spec.theta == ThetaRecipe::exp_log))
       invalid(spec, fmt::format("theta={} is not a {} recipe; {} takes theta={}", name_of(spec.theta),
-                                table ? "table" : "rotary", family_name(spec.family), table ? "exact or exp-log" : "exact, hf, meta or ggml"));
+                                table ? "table" : "rotary", family_name(spec.family), table ? "exact or exp-log" : "exact, hf, meta, ggml or mlx"));
   }
   if (spec.slopes != SlopeRecipe::exact && spec.precision != PrecisionClass::fp32_angle)
     invalid(spec, fmt::format("slopes={} says how float32 slopes are formed; it needs precision=fp32-angle, found {}",
@@ -652,7 +657,10 @@ std::vector<ThetaRecipe> theta_recipes(const Spec& spec) {
   if (spec.family == Family::sinusoidal || spec.family == Family::xl) return {T::exact, T::exp_log};
   if (!is_rotary(spec.family)) return {T::exact};
   switch (spec.scaling.kind) {
+    // mlx's fast.rope rotates one axis from a base (or explicit frequencies), with no plan.
     case PlanKind::none:
+      return spec.family == Family::rope ? std::vector{T::exact, T::hf, T::meta, T::ggml, T::mlx}
+                                         : std::vector{T::exact, T::hf, T::meta, T::ggml};
     case PlanKind::linear: return {T::exact, T::hf, T::meta, T::ggml};
     case PlanKind::yarn:
       return ggml_forms_yarn(spec) ? std::vector{T::exact, T::hf, T::meta, T::ggml} : std::vector{T::exact, T::hf, T::meta};

@@ -31,9 +31,11 @@ enum class Dtype { fp64, fp32, fp16, bf16 };
 enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache };
 // How a float32 kernel forms theta_i under fp32-angle (README, `theta`): correctly rounded
 // (exact); for rotary families Hugging Face's and Meta's 1/base^(2i/d) through float32 pow (hf,
-// meta) or ggml's running product theta *= base^(-2/d) (ggml); for sinusoid tables
-// exp(k * (-ln(base)/m)) in float32, the PyTorch tutorial's, fairseq's and tensor2tensor's (exp_log).
-enum class ThetaRecipe { exact, hf, meta, ggml, exp_log };
+// meta), ggml's running product theta *= base^(-2/d) (ggml) or mlx's exp(-k * (logf(base)/(d/2)))
+// through its own float32 exp (mlx); for sinusoid tables exp(k * (-ln(base)/m)) in float32, the
+// PyTorch tutorial's, fairseq's and tensor2tensor's (exp_log).
+// Values are the kernel ABI's pec_theta_recipe (include/peconform/kernel_abi.h), so mlx comes last.
+enum class ThetaRecipe { exact, hf, meta, ggml, exp_log, mlx };
 // Where a rotary kernel rounds (README, `cache` and `math`). cache: cos and sin (times the
 // amplitude) held in the compute format, or rounded to the storage dtype before the rotation
 // (transformers' `cos.to(x.dtype)`, vLLM's cos/sin cache in the model dtype). math: the two
@@ -131,8 +133,8 @@ Dtype dtype_named(std::string_view text, std::string_view what);
 PrecisionClass precision_named(std::string_view text, std::string_view what);
 RoundsIn rounds_in_named(std::string_view text, std::string_view what);
 // The float32 theta recipes (README, `theta`) a spec's family and plan take under fp32-angle, in
-// enum order: sinusoid tables exact and exp-log; rotary families exact, hf, meta and ggml with no
-// plan or linear, and with yarn in the form ggml takes (truncate, no attention keys, factor >= 1;
+// enum order: sinusoid tables exact and exp-log; rotary families exact, hf, meta, ggml and mlx with
+// no plan, exact, hf, meta and ggml with linear, and with yarn in the form ggml takes (truncate, no attention keys, factor >= 1;
 // exact, hf and meta with any other yarn, proportional, llama3 and longrope); exact and hf
 // with dynamic; exact and ggml with custom(factors=...), exact alone with custom(freqs=...);
 // exact for every other family.

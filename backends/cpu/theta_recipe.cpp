@@ -79,6 +79,20 @@ std::vector<float> ggml_yarn_ramp(const Spec& spec, int dims, int count) {
   return ramp;
 }
 
+// mlx's exp (mlx/backend/cpu/simd/math.h), each step as its CPU build (one float32 lane) does it:
+// y = x times float32 log2(e); n = floor(y + 0.5), the sum in double (a float plus the literal
+// 0.5); 2^f for f = y - n by Cephes's polynomial in float32 fused multiply-adds; times 2^n.
+float mlx_exp(float x) {
+  const float y = x * 1.442695f;
+  const float n = static_cast<float>(std::floor(static_cast<double>(y) + 0.5));
+  const float f = y - n;
+  float power = 1.535336188319500e-4f;
+  for (const float coefficient : {1.339887440266574e-3f, 9.618437357674640e-3f, 5.550332471162809e-2f,
+                                  2.402264791363012e-1f, 6.931472028550421e-1f, 1.0f})
+    power = std::fma(power, f, coefficient);
+  return std::ldexp(power, static_cast<int>(n));
+}
+
 }  // namespace
 
 Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims, std::int64_t sequence_length) {
@@ -122,6 +136,14 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
         if (spec.scaling.kind == PlanKind::llama3) theta = llama3_theta(spec.scaling, theta);
         out.theta.push_back(exact_theta[k] == 0 ? 0.0f : theta);
       }
+      break;
+    }
+    case ThetaRecipe::mlx: {
+      // mlx's fast.rope fallback (mlx/fast.cpp): exp(arange(0, -h, -1) * array(std::log(base) / h)),
+      // the base a C++ float, logf of it divided by the int h = dims/2 in float32.
+      const int half = dims / 2;
+      const float step = std::log(base) / static_cast<float>(half);
+      for (std::size_t k = 0; k < exact_theta.size(); ++k) out.theta.push_back(mlx_exp(-static_cast<float>(k) * step));
       break;
     }
     case ThetaRecipe::ggml: {

@@ -13,7 +13,8 @@ static_assert(static_cast<int>(Family::sinusoidal) == PEC_SINUSOIDAL && static_c
 static_assert(static_cast<int>(Layout::half) == PEC_LAYOUT_HALF &&
               static_cast<int>(Layout::interleaved_to_half) == PEC_LAYOUT_INTERLEAVED_TO_HALF);
 static_assert(static_cast<int>(PrecisionClass::lowp_cache) == PEC_LOWP_CACHE);
-static_assert(static_cast<int>(ThetaRecipe::ggml) == PEC_THETA_GGML && static_cast<int>(ThetaRecipe::exp_log) == PEC_THETA_EXP_LOG);
+static_assert(static_cast<int>(ThetaRecipe::ggml) == PEC_THETA_GGML && static_cast<int>(ThetaRecipe::exp_log) == PEC_THETA_EXP_LOG &&
+              static_cast<int>(ThetaRecipe::mlx) == PEC_THETA_MLX);
 static_assert(static_cast<int>(SlopeRecipe::bloom) == PEC_SLOPES_BLOOM);
 static_assert(static_cast<int>(RoundsIn::compute) == PEC_IN_COMPUTE && static_cast<int>(RoundsIn::storage) == PEC_IN_STORAGE);
 static_assert(static_cast<int>(PlanKind::yarn) == PEC_PLAN_YARN && static_cast<int>(PlanKind::custom) == PEC_PLAN_CUSTOM &&

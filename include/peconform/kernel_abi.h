@@ -94,7 +94,8 @@ typedef enum pec_theta_recipe {
   PEC_THETA_HF = 1,     /* 1 / powf(base, 2i/rot): Hugging Face */
   PEC_THETA_META = 2,   /* Meta's llama precompute_freqs_cis: the same float32 operations */
   PEC_THETA_GGML = 3,   /* theta *= powf(base, -2/rot) pair after pair: ggml */
-  PEC_THETA_EXP_LOG = 4 /* sinusoid tables: expf(k * (-logf(base) / m)) */
+  PEC_THETA_EXP_LOG = 4, /* sinusoid tables: expf(k * (-logf(base) / m)) */
+  PEC_THETA_MLX = 5      /* mlx's fast.rope: its own float32 exp(-k * (logf(base) / (rot/2))) */
 } pec_theta_recipe;
 
 /* Where a rotary kernel rounds (README, `cache` and `math`): pec_spec.cache says where cos and

@@ -64,9 +64,10 @@ class PythonVariantKernel final : public VariantKernel {
 };
 
 ThetaRecipe theta_named(std::string_view text) {
-  for (const ThetaRecipe recipe : {ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta, ThetaRecipe::ggml, ThetaRecipe::exp_log})
+  for (const ThetaRecipe recipe :
+       {ThetaRecipe::exact, ThetaRecipe::hf, ThetaRecipe::meta, ThetaRecipe::ggml, ThetaRecipe::mlx, ThetaRecipe::exp_log})
     if (theta_recipe_name(recipe) == text) return recipe;
-  throw VariantError(fmt::format("theta: '{}' is not a recipe; expected exact, hf, meta, ggml or exp-log", text));
+  throw VariantError(fmt::format("theta: '{}' is not a recipe; expected exact, hf, meta, ggml, mlx or exp-log", text));
 }
 
 RotaryPlacement placement_named(std::string_view text) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
 #include <fmt/format.h>
 
 #include "spec/spec_error.hpp"
@@ -11,6 +12,7 @@
 #include "backends/cpu/frequency_plan.hpp"
 #include "backends/cpu/rotary_plan.hpp"
 #include "backends/cpu/theta_recipe.hpp"
+#include "precision/error_model.hpp"
 
 namespace peconform::cpu {
 namespace {
@@ -135,6 +137,62 @@ TEST(ThetaRecipe, ExpLogTablesFollowThePyTorchTutorialAndFairseq) {
   const std::vector<Quad> theta = sinusoid_frequencies(exact);
   const std::vector<double> rounded = float32_table_theta(exact, theta);
   for (std::size_t k = 0; k < theta.size(); ++k) EXPECT_EQ(rounded[k], static_cast<double>(static_cast<float>(theta[k])));
+}
+
+// mlx 0.32.4's theta for fast.rope(base=...) on the CPU, printed from mlx's own ops as its rope
+// fallback composes them, exp(arange(0, -h, -1) * array(logf(base) / h)), and checked against
+// fast.rope's own cos and sin at position 1, bit for bit: pairs 1, 2, 3, d/4 and d/2 - 1.
+TEST(ThetaRecipe, MlxFormsThetaByItsOwnExpAsMlxDoes) {
+  struct Printed {
+    int d;
+    const char* base;
+    float theta[5];
+  };
+  const Printed printed[] = {
+      {64, "10000", {0x1.7ff222p-1f, 0x1.1feb34p-1f, 0x1.afd136p-2f, 0x1.47ae16p-7f, 0x1.17a8dep-13f}},
+      {128, "10000", {0x1.bb5faep-1f, 0x1.7ff222p-1f, 0x1.4c7bc0p-1f, 0x1.47ae16p-7f, 0x1.e459bap-14f}},
+      {128, "500000", {0x1.a11584p-1f, 0x1.53c38ap-1f, 0x1.14c70ap-1f, 0x1.72ba48p-10f, 0x1.498616p-19f}},
+      {128, "1000000", {0x1.9c975ap-1f, 0x1.4c7bc0p-1f, 0x1.0beddcp-1f, 0x1.0624e0p-10f, 0x1.4d1c92p-20f}},
+      {96, "10000", {0x1.a69b60p-1f, 0x1.5cd250p-1f, 0x1.1feb34p-1f, 0x1.47ae16p-7f, 0x1.fc26c6p-14f}},
+      {80, "10000", {0x1.96b230p-1f, 0x1.430cd8p-1f, 0x1.009b9ep-1f, 0x1.47ae16p-7f, 0x1.080416p-13f}},
+      {64, "1000000", {0x1.4c7bc0p-1f, 0x1.afd136p-2f, 0x1.186a06p-2f, 0x1.0624e0p-10f, 0x1.9d5f00p-20f}},
+  };
+  for (const Printed& row : printed) {
+    const Float32Theta recipe = recipe_of(fmt::format("rope(d={},base={},precision=fp32-angle,theta=mlx)", row.d, row.base).c_str());
+    EXPECT_EQ(recipe.theta.at(0), 1.0);
+    const int pairs[5] = {1, 2, 3, row.d / 4, row.d / 2 - 1};
+    for (int i = 0; i < 5; ++i)
+      EXPECT_EQ(recipe.theta.at(static_cast<std::size_t>(pairs[i])), static_cast<double>(row.theta[i]))
+          << "d " << row.d << " base " << row.base << " pair " << pairs[i];
+  }
+}
+
+// The angle fl(fl(p) theta_f) from mlx's theta stays within theta=mlx's bound, and the bound is
+// tight: below 2^24, where the position is exact, some pair's angle past pair 0 (theta_0 = 1
+// exactly) reaches a tenth of it.
+TEST(ThetaRecipe, MlxsAnglesStayWithinTheirBound) {
+  double worst = 0;
+  for (const char* base : {"10000", "500000", "1000000", "12345.678", "100", "2.5"}) {
+    for (const int d : {64, 80, 96, 128}) {
+      const Spec spec = Spec::parse(fmt::format("rope(d={},base={},precision=fp32-angle,theta=mlx)", d, base));
+      const std::vector<Quad> theta = rotary_frequencies(spec, 1).theta;
+      const Float32Theta recipe = float32_theta(spec, theta, d, 1);
+      for (std::size_t k = 0; k < theta.size(); ++k) {
+        const double bound = theta_recipe_error<double>(spec, static_cast<int>(k));
+        for (const std::int64_t p : {std::int64_t{1}, std::int64_t{999}, std::int64_t{65537}, (std::int64_t{1} << 24) + 1,
+                                     std::int64_t{2147483647}}) {
+          const float angle = static_cast<float>(p) * static_cast<float>(recipe.theta[k]);
+          const Quad exact = Quad(p) * theta[k];
+          const Quad difference = Quad(angle) - exact;
+          const double error = static_cast<double>((difference < 0 ? -difference : difference) / exact);
+          EXPECT_LE(error, bound) << "base " << base << " d " << d << " pair " << k << " p " << p;
+          if (k > 0 && p < (std::int64_t{1} << 24)) worst = std::max(worst, error / bound);
+        }
+      }
+    }
+  }
+  std::cout << "mlx: worst angle error / bound " << worst << "\n";
+  EXPECT_GE(worst, 0.1);
 }
 
 TEST(ThetaRecipe, BloomSlopesArePowfOfAFloat32Base) {

@@ -40,7 +40,7 @@ TEST(SpecErrors, NonAsciiTextIsQuotedWholeAndCountedInCharacters) {
 TEST(SpecErrors, UnknownNamesListWhatIsAccepted) {
   expect_rejected("rotary(d=4)", {"unknown family 'rotary'", "sinusoidal|learned|rope"});
   expect_rejected("rope(d=4,rope_theta=5)", {"unknown key 'rope_theta' for rope", "base"});
-  expect_rejected("rope(d=4,precision=fp32-angle,theta=5)", {"key 'theta' expects one of exact|hf|meta|ggml|exp-log, found '5'"});
+  expect_rejected("rope(d=4,precision=fp32-angle,theta=5)", {"key 'theta' expects one of exact|hf|meta|ggml|mlx|exp-log, found '5'"});
   expect_rejected("alibi(heads=8,d=4)", {"unknown key 'd' for alibi"});
   expect_rejected("rope(d=4,layout=neox)", {"key 'layout' expects one of interleaved|half|interleaved-to-half, found 'neox'"});
   expect_rejected("rope(d=4,scaling=ntk(factor=2))", {"key 'scaling' expects one of", "found 'ntk'"});
@@ -82,6 +82,10 @@ TEST(SpecErrors, BadValuesAreNamed) {
                   {"theta=ggml is not defined for scaling llama3", "ggml none, linear, yarn and custom(factors=...)"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=meta,scaling=dynamic(factor=4,orig=16))",
                   {"theta=meta is not defined for scaling dynamic", "meta the same but dynamic"});
+  expect_rejected("rope(d=64,precision=fp32-angle,theta=mlx,scaling=linear(factor=2))",
+                  {"theta=mlx is not defined for scaling linear", "mlx none (rope only)"});
+  expect_rejected("xpos(d=64,precision=fp32-angle,theta=mlx)", {"theta=mlx is not defined for scaling none"});
+  expect_rejected("rope(d=64,base=1e30,precision=fp32-angle,theta=mlx)", {"|ln(base)| < 64", "base=1e+30"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=4096,truncate=false))",
                   {"theta=ggml floors and ceils", "drop truncate=false"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=4096,mscale=1,mscale_all_dim=0.5))",
@@ -99,7 +103,7 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("sinusoidal(d=8,precision=fp32-angle,theta=hf)",
                   {"theta=hf is not a table recipe", "sinusoidal takes theta=exact or exp-log"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=exp-log)",
-                  {"theta=exp-log is not a rotary recipe", "rope takes theta=exact, hf, meta or ggml"});
+                  {"theta=exp-log is not a rotary recipe", "rope takes theta=exact, hf, meta, ggml or mlx"});
   expect_rejected("xl(d=7)", {"d=7 is odd but xl concatenates d/2 sines and d/2 cosines"});
   expect_rejected("xl(d=8,theta=exp-log)", {"theta=exp-log", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("alibi(heads=8,slopes=bloom)", {"slopes=bloom", "needs precision=fp32-angle, found exact-angle"});

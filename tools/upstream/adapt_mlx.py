@@ -11,10 +11,8 @@ lambda) builds the rotation from mlx ops, each rounding in float32 or in x's dty
     y         = x1 * cos - x2 * sin, x1 * sin + x2 * cos     products and sums in x's dtype
 
 with (x1, x2) the pairs (2i, 2i+1) when traditional, else (i, i + dims/2), and the dims past
-`dims` passed through. Only rows whose frequencies come from `freqs=` are judged: from `base=`
-mlx forms inv_freq as exp(-i * float32(logf(base) / (dims/2))) with its own polynomial exp
-(mlx/backend/cpu/simd/math.h), a recipe no `theta=` key of peconform describes yet, so those rows
-await it (Row.awaiting).
+`dims` passed through. From `base=` mlx forms inv_freq as exp(-i * float32(logf(base) / (dims/2)))
+with its own polynomial exp (mlx/backend/cpu/simd/math.h): peconform's theta=mlx.
 
 Positions: mlx rotates a run of consecutive positions from an offset (a scalar, or one per entry
 of x's first axis). The callable makes every token its own entry, [batch*seq, heads, 1, d], with
@@ -112,13 +110,12 @@ class FastRope:
         return self.from_mlx(y, x.dtype).reshape(batch, seq, heads, d)
 
 
-def columns():
+def columns(recipe="precision=fp32-angle,theta=exact",
+            meaning="the float32 reciprocal of each period (its frequency correctly rounded), float32(p) times it in "
+                    "float32, cos and sin in float32"):
     """mlx's recipe in float32; the same with x in bf16 and in fp16, where cos and sin are cast to
     x's dtype and the rotation rounds in it; and exact-angle."""
-    recipe = "precision=fp32-angle,theta=exact"
     lowp = "cache=storage,math=storage"
-    meaning = ("the float32 reciprocal of each period (its frequency correctly rounded), "
-               "float32(p) times it in float32, cos and sin in float32")
     return (
         Column("fp32-angle", recipe, meaning + "; the rotation in float32"),
         Column("bf16", f"dtype=bf16,{recipe},{lowp}", meaning + ", cast to bf16; the products and sums in bf16"),
@@ -146,17 +143,26 @@ def row(key, d, dims, traditional, scale):
 
 
 # mlx's own exp of a float32 product, as the CPU fallback forms inv_freq from `base=`.
-BASE_RECIPE = ("theta from base= as mlx's CPU fallback forms it: logf(base), divided by dims/2 and times -i in "
-               "float32, then mlx's own exp polynomial (within 1.34 ulp of 2^y); no theta= key describes it")
+BASE_COLUMNS = columns("precision=fp32-angle,theta=mlx",
+                       "theta as mlx's CPU fallback forms it from base= (logf(base) / (dims/2) times -i in float32, "
+                       "mlx's own exp), float32(p) times it in float32, cos and sin in float32")
+
+# key, d, dims, base, traditional
+BASE_CONFIGURATIONS = (
+    ("fast.rope-base", 128, 128, 10000, False),
+    ("fast.rope-base-traditional", 128, 128, 500000, True),
+    ("fast.rope-base-partial", 96, 64, 1000000, False),
+)
 
 
-def base_row(key, d, base, traditional):
+def base_row(key, d, dims, base, traditional):
     layout = "interleaved" if traditional else "half"
-    return Row(LIBRARY, "rope", key, f"mlx.core.fast.rope(dims={d}, traditional={traditional}, base={base})",
-               f"rope(d={d},base={base},layout={layout})", columns(),
-               functools.partial(FastRope, d, traditional, 1.0, base=float(base)), SOURCE, awaiting=BASE_RECIPE)
+    rot = f",rot={dims}" if dims != d else ""
+    return Row(LIBRARY, "rope", key, f"mlx.core.fast.rope(dims={dims}, traditional={traditional}, base={base}) on d={d}",
+               f"rope(d={d},base={base},layout={layout}{rot})", BASE_COLUMNS,
+               functools.partial(FastRope, dims, traditional, 1.0, base=float(base)), SOURCE)
 
 
 def rows():
-    return [row(*configuration) for configuration in CONFIGURATIONS] + [
-        base_row("fast.rope-base", 128, 10000, False), base_row("fast.rope-base-traditional", 128, 500000, True)]
+    return ([row(*configuration) for configuration in CONFIGURATIONS] +
+            [base_row(*configuration) for configuration in BASE_CONFIGURATIONS])

@@ -189,10 +189,12 @@ SHAPES = (
 # cast (cache=storage) and the final store.
 COLUMNS = (
     Column("fp32-angle", "precision=fp32-angle,theta=hf",
-           "a float32 model: cos and sin from float32 inv_freq and float32 angles as transformers and "
-           "onnxruntime-genai form them (theta=hf), the kernel's products and sum in float32", array="numpy"),
+           "a float32 model. The operator takes cos and sin caches as inputs: the adapter builds them as "
+           "transformers and onnxruntime-genai's exporter do (float32 inv_freq and angles, theta=hf), so the "
+           "angles are the exporters' recipe and the operator's part is the gather by position, the pairing "
+           "and the rotation's products and sum in float32", array="numpy"),
     Column("fp16 (exporters' cache)", "dtype=fp16,precision=fp32-angle,theta=hf,cache=storage",
-           "a float16 model: the same float32 angles, cos and sin cast to float16 (cache=storage); the kernel "
+           "a float16 model: the adapter's cache as above, cos and sin cast to float16 (cache=storage); the kernel "
            "widens x, cos and sin to float32, multiplies and sums in float32 and rounds once to float16 "
            "(math=compute)", array="numpy"),
     dataclasses.replace(exact_angle("the cache's float32"), array="numpy"),

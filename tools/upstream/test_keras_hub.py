@@ -16,6 +16,7 @@ pytest.importorskip("keras_hub", reason="keras-hub is not installed (tools/upstr
 peconform = pytest.importorskip("peconform", reason="the peconform module is not built (build/release/python)")
 
 import adapt_keras_hub  # noqa: E402
+import jax  # noqa: E402
 import keras_hub  # noqa: E402
 
 # Past 2^24 float32 positions round; 2^31 - 1 is the largest position peconform draws.
@@ -40,7 +41,7 @@ def rotate_half(x, positions, inv_freq):
 
 
 @pytest.mark.parametrize("dtype", ["fp32", "fp16"])
-@pytest.mark.parametrize("row", adapt_keras_hub.rows(), ids=lambda r: r.key)
+@pytest.mark.parametrize("row", [r for r in adapt_keras_hub.rows() if r.family == "rope"], ids=lambda r: r.key)
 def test_rotary_adapter_rotates_as_rotate_half(row, dtype):
     fn = row.kernel()
     spec = spec_of(row, dtype)
@@ -48,9 +49,10 @@ def test_rotary_adapter_rotates_as_rotate_half(row, dtype):
     x = rng.uniform(-2, 2, size=(BATCH, len(POSITIONS), HEADS, spec.d)).astype(NUMPY_DTYPES[dtype])
     positions = np.array(POSITIONS, dtype=np.int64)
     y = fn(x, positions, spec)
-    # The layer's own float32 frequencies, from the kwargs the kernel builds it with.
+    # The layer's own float32 frequencies, from the kwargs the kernel builds it with, formed under
+    # jit as the kernel's call forms them (XLA's fused pow can differ from eager by an ulp).
     layer = keras_hub.layers.RotaryEmbedding(**fn.layer_kwargs)
-    inv_freq = np.asarray(layer._get_inverse_freq(spec.d), dtype=np.float32)
+    inv_freq = np.asarray(jax.jit(lambda: layer._get_inverse_freq(spec.d))(), dtype=np.float32)
     want = rotate_half(x, positions, inv_freq)
     assert y.shape == x.shape and y.dtype == x.dtype
     # The angles are the same float32 values. XLA's cos and sin are within one ulp (2u), the cast

@@ -17,8 +17,8 @@ torch = pytest.importorskip("torch")
 
 import adapt_mlx  # noqa: E402
 
-ROWS = [row for row in adapt_mlx.rows() if not row.awaiting]
-BASE_ROWS = [row for row in adapt_mlx.rows() if row.awaiting]
+ROWS = [row for row in adapt_mlx.rows() if row.columns is not adapt_mlx.BASE_COLUMNS]
+BASE_ROWS = [row for row in adapt_mlx.rows() if row.columns is adapt_mlx.BASE_COLUMNS]
 POSITIONS = [0, 1, 7, 4095, 4096, 100000, 2**24 + 1, 2**31 - 1]
 BATCH, HEADS = 2, 3
 U32 = 2.0**-24
@@ -117,9 +117,9 @@ def test_positions_outside_int32_are_refused():
 
 
 @pytest.mark.parametrize("row", BASE_ROWS, ids=lambda r: r.key)
-def test_rows_awaiting_the_base_recipe_call_mlx_with_base(row):
-    """The rows that await a theta recipe for mlx's base= path already call it: their output is bit
-    for bit mlx's own call over a run of positions from base=."""
+def test_base_rows_call_mlx_with_base(row):
+    """The base= rows call mlx with the base: their output is bit for bit mlx's own call over a run
+    of positions from base=."""
     kernel = row.kernel()
     d, start, seq = kernel.dims, 70000, 9
     x = inputs(d, seq)
