@@ -313,6 +313,28 @@ template <class Real> std::pair<Real, Real> dynamic_base_error(const Spec& spec)
 //          c_f = c (1 + g): ln of the double base within 2^-52 relative and 2^-53 absolute (the
 //          decimal's rounding to double), the division 2^-53, the cast u; the exponent
 //          x = m_k c is then off by |x| ((1 + g)(1 + d_m) - 1), which moves theta by exp of that.
+// Sinusoid and xl tables under hf: theta_k = 1 / powf(b_f, fl(m_k / D)) (table_exponent gives m_k
+// and D), then fl(fl(p) theta_f); timm's build_sincos2d_pos_embed forms each axis so. The bound
+// also holds tables that take powf of a float32 1/base with no reciprocal (keras-hub's
+// SinePositionEncoding) or powf(b_f, -fl(m_k / D)) (x-transformers' ScaledSinusoidalEmbedding):
+// the base's rounding is charged whatever the base, at u + 2^-52 (a double 1/base, itself off by
+// 2^-53 and by the decimal's rounding to double, cast to float32), the exponent's division u
+// where float32 does not hold m_k/D, powf one ulp, the reciprocal u. theta_0 = b^0 = 1 exactly.
+template <class Real> Real pow_table_theta_error(const Spec& spec, int index) {
+  using std::abs, std::exp, std::ldexp, std::log;
+  const Real u = ldexp(Real(1), -24);
+  const Real position = 1 + u;
+  const TableExponent exponent = table_exponent(spec, index);
+  if (exponent.multiple == 0) return position - 1;
+  const float rounded = static_cast<float>(exponent.multiple) / static_cast<float>(exponent.divisor);
+  const bool exponent_exact = static_cast<double>(rounded) * exponent.divisor == exponent.multiple;
+  const Real e = Real(exponent.multiple) / Real(exponent.divisor);
+  const Real log_base = abs(log(Real(spec.base.to_double())));
+  const Real base_rounding = (u + ldexp(Real(1), -52)) / (1 - u);
+  const Real power = exp(e * ((exponent_exact ? Real(0) : u) * (log_base + base_rounding) + base_rounding)) / (1 - 2 * u);
+  return position * power * (1 + u) * (1 + u) - 1;
+}
+
 template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   using std::abs, std::exp, std::ldexp, std::log, std::pow;
   const Real u = ldexp(Real(1), -24);
@@ -342,6 +364,7 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
     case ThetaRecipe::exact: return position * round_if(!unit_theta) * round_if(!unit_theta) - 1;
     case ThetaRecipe::hf:
     case ThetaRecipe::meta: {
+      if (spec.family == Family::sinusoidal || spec.family == Family::xl) return pow_table_theta_error<Real>(spec, index);
       // theta_0 = 1 / powf(b, 0) = 1 exactly; the others: powf, then the reciprocal.
       const Real inv_freq = index == 0 ? Real(1) : round * exponent_and_base(2 * index) / (1 - 2 * u);
       if (spec.scaling.kind == PlanKind::llama3) {

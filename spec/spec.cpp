@@ -520,12 +520,15 @@ void validate(const Spec& spec) {
                                 "llama3, yarn and longrope; meta the same but dynamic; ggml none, linear, yarn and "
                                 "custom(factors=...); mlx none (rope only); exact every plan",
                                 name_of(spec.theta), name_of(spec.scaling.kind)));
-    // Each family's recipes are the ones its libraries use: rotary kernels form theta by pow or
-    // ggml's running product, sinusoid tables by exp of a multiple of -ln(base)/m.
+    // Each family's recipes are the ones its libraries use: rotary kernels form theta by pow,
+    // ggml's running product or mlx's exp, sinusoid tables by powf (hf) or by exp of a multiple of
+    // -ln(base)/m (exp-log).
     const bool table = spec.family == Family::sinusoidal || spec.family == Family::xl;
-    if (table != (spec.theta == ThetaRecipe::exp_log))
+    const bool table_recipe = spec.theta == ThetaRecipe::hf || spec.theta == ThetaRecipe::exp_log;
+    const bool rotary_recipe = spec.theta != ThetaRecipe::exp_log;
+    if (!(table ? table_recipe : rotary_recipe))
       invalid(spec, fmt::format("theta={} is not a {} recipe; {} takes theta={}", name_of(spec.theta),
-                                table ? "table" : "rotary", family_name(spec.family), table ? "exact or exp-log" : "exact, hf, meta, ggml or mlx"));
+                                table ? "table" : "rotary", family_name(spec.family), table ? "exact, hf or exp-log" : "exact, hf, meta, ggml or mlx"));
   }
   if (spec.slopes != SlopeRecipe::exact && spec.precision != PrecisionClass::fp32_angle)
     invalid(spec, fmt::format("slopes={} says how float32 slopes are formed; it needs precision=fp32-angle, found {}",
@@ -654,7 +657,7 @@ RoundsIn rounds_in_named(std::string_view text, std::string_view what) { return 
 
 std::vector<ThetaRecipe> theta_recipes(const Spec& spec) {
   using T = ThetaRecipe;
-  if (spec.family == Family::sinusoidal || spec.family == Family::xl) return {T::exact, T::exp_log};
+  if (spec.family == Family::sinusoidal || spec.family == Family::xl) return {T::exact, T::hf, T::exp_log};
   if (!is_rotary(spec.family)) return {T::exact};
   switch (spec.scaling.kind) {
     // mlx's fast.rope rotates one axis from a base (or explicit frequencies), with no plan.

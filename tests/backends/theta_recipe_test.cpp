@@ -195,6 +195,42 @@ TEST(ThetaRecipe, MlxsAnglesStayWithinTheirBound) {
   EXPECT_GE(worst, 0.1);
 }
 
+// Tables under hf: 1 / powf(base, fl(m_k / D)), timm's build_sincos2d_pos_embed per axis. Its
+// bound also holds keras-hub's SinePositionEncoding (powf of the float32 1/base, no reciprocal)
+// and x-transformers' ScaledSinusoidalEmbedding (powf(base, -fl(m_k / D))), each spelled out
+// here; and it is tight: some angle below 2^24 reaches a tenth of it.
+TEST(ThetaRecipe, PowTablesStayWithinTheHfBound) {
+  double worst = 0;
+  for (const char* text : {"sinusoidal(d=64,base=10000,precision=fp32-angle,theta=hf)",
+                           "sinusoidal(d=33,base=100,layout=interleaved,precision=fp32-angle,theta=hf)",
+                           "sinusoidal(d=384,base=12345.678,layout=half,freq=geometric,precision=fp32-angle,theta=hf)",
+                           "xl(d=128,base=500000,precision=fp32-angle,theta=hf)"}) {
+    const Spec spec = Spec::parse(text);
+    const std::vector<Quad> theta = sinusoid_frequencies(spec);
+    const std::vector<double> timm = float32_table_theta(spec, theta);
+    const double base = spec.base.to_double();
+    const float base_f = static_cast<float>(base), reciprocal_f = static_cast<float>(1 / base);
+    for (std::size_t k = 0; k < theta.size(); ++k) {
+      const TableExponent exponent = table_exponent(spec, static_cast<int>(k));
+      const float e = static_cast<float>(exponent.multiple) / static_cast<float>(exponent.divisor);
+      EXPECT_EQ(timm[k], static_cast<double>(1.0f / std::pow(base_f, e))) << text << " " << k;
+      const float forms[3] = {static_cast<float>(timm[k]), std::pow(reciprocal_f, e), std::pow(base_f, -e)};
+      const double bound = theta_recipe_error<double>(spec, static_cast<int>(k));
+      for (const float theta_f : forms) {
+        for (const std::int64_t p : {std::int64_t{1}, std::int64_t{4097}, std::int64_t{1000003}, std::int64_t{2147483647}}) {
+          const Quad exact = Quad(p) * theta[k];
+          const Quad difference = Quad(static_cast<float>(p) * theta_f) - exact;
+          const double error = static_cast<double>((difference < 0 ? -difference : difference) / exact);
+          EXPECT_LE(error, bound) << text << " pair " << k << " p " << p;
+          if (p < (std::int64_t{1} << 24)) worst = std::max(worst, error / bound);
+        }
+      }
+    }
+  }
+  std::cout << "pow tables: worst angle error / bound " << worst << "\n";
+  EXPECT_GE(worst, 0.1);
+}
+
 TEST(ThetaRecipe, BloomSlopesArePowfOfAFloat32Base) {
   // 12 heads: c = 8, base = 2^-1 (exact), then extra_base = 2^-0.5 in float32, odd powers.
   const std::vector<float> slopes = bloom_slopes(12);

@@ -100,8 +100,9 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("rope(d=8,scaling=proportional(factor=0,pairs=2))", {"factor=0 must be positive"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=proportional(factor=1,pairs=2))",
                   {"theta=ggml", "no zero frequency"});
-  expect_rejected("sinusoidal(d=8,precision=fp32-angle,theta=hf)",
-                  {"theta=hf is not a table recipe", "sinusoidal takes theta=exact or exp-log"});
+  expect_rejected("sinusoidal(d=8,precision=fp32-angle,theta=ggml)",
+                  {"theta=ggml is not a table recipe", "sinusoidal takes theta=exact, hf or exp-log"});
+  expect_rejected("xl(d=8,precision=fp32-angle,theta=mlx)", {"theta=mlx is not a table recipe", "xl takes theta=exact, hf or exp-log"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=exp-log)",
                   {"theta=exp-log is not a rotary recipe", "rope takes theta=exact, hf, meta, ggml or mlx"});
   expect_rejected("xl(d=7)", {"d=7 is odd but xl concatenates d/2 sines and d/2 cosines"});

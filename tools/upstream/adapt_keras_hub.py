@@ -18,9 +18,9 @@ What the layers compute (read from the source above, every tensor float32 unless
   its bound charges keras one rounding it does not take.
 - SinePositionEncoding: timescales = ops.power(float32(1 / max_wavelength), float32(2 (j // 2)) / float32(d))
   for each column j, angles = position * timescale, sin in even columns and cos in odd ones
-  (layout=interleaved, power frequencies with d itself in the exponent). No theta recipe of
-  peconform's sinusoid family forms its frequencies that way (exact rounds theta once; exp-log is
-  expf of a float32 product), so its rows await one (Row.awaiting): listed, not run.
+  (layout=interleaved, power frequencies with d itself in the exponent). The table hf recipe
+  (1/powf(base, m/D)) forms them by a reciprocal instead of a rounded 1/base; its bound charges
+  both, so it holds keras's.
 
 What XLA's CPU backend adds: it flushes subnormal inputs and results to zero (JAX documents this in
 "The Sharp Bits", docs/notebooks/Common_Gotchas_in_JAX.md: flush-to-zero semantics on some
@@ -159,12 +159,15 @@ def rows():
 
 
 def sine_rows():
-    """SinePositionEncoding's rows, which await a theta recipe describing their float32 frequencies
-    (powf of the rounded 1/base: the module docstring)."""
+    """SinePositionEncoding's rows, held to the table hf recipe, whose bound holds powf of the
+    rounded 1/base (the module docstring)."""
+    columns = (Column("fp32-angle (theta=hf)", "precision=fp32-angle,theta=hf",
+                      "float32 timescales powf(float32(1/base), fl(2⌊j/2⌋/d)), float32 positions and angles, "
+                      "XLA's sin and cos; hf's bound charges the base's rounding and a reciprocal keras does not take",
+                      array="numpy"), contrast())
     return [
-        Row(LIBRARY, "sinusoidal", key, name, spec, (contrast(),), kernel,
-            SOURCE + "sine_position_encoding.py: SinePositionEncoding",
-            awaiting="theta as powf(float32(1/base), float32(2⌊j/2⌋)/float32(d)): neither exact nor exp-log")
+        Row(LIBRARY, "sinusoidal", key, name, spec, columns, kernel,
+            SOURCE + "sine_position_encoding.py: SinePositionEncoding")
         for key, name, spec, kernel in (
             ("sine-d64", "SinePositionEncoding()", "sinusoidal(d=64,base=10000,layout=interleaved)",
              lambda: SineTable()),

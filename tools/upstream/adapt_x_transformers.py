@@ -196,9 +196,24 @@ def t5_row(causal, buckets=32, max_distance=128):
                SOURCE + "RelativePositionBias._relative_position_bucket")
 
 
+# torch's float32 pow(base, -(i / (d/2))): the table hf recipe's bound holds it (it charges a
+# reciprocal this form does not take).
+SINUSOID_COLUMNS = (Column("fp32-angle (theta=hf)", "precision=fp32-angle,theta=hf",
+                           "float32 theta = pow(base, -fl(i/(d/2))), float32 positions and angles, float32 sin and cos; "
+                           "hf's bound charges a reciprocal this form does not take"),
+                    exact_angle())
+
+
+def sinusoid_row():
+    return Row(LIBRARY, "sinusoidal", "scaled-sinusoidal-d64", "ScaledSinusoidalEmbedding(64), scale set to 1",
+               "sinusoidal(d=64,base=10000,layout=half)", SINUSOID_COLUMNS, lambda: Sinusoid(64, 10000),
+               SOURCE + "ScaledSinusoidalEmbedding")
+
+
 def rows():
     awaiting = [dataclasses.replace(row, awaiting=reason) for row, reason in awaiting_rows()]
-    return rotary_rows() + [alibi_row(8), alibi_row(12)] + [t5_row(False), t5_row(True)] + awaiting
+    return (rotary_rows() + [alibi_row(8), alibi_row(12)] + [t5_row(False), t5_row(True)] + [sinusoid_row()] +
+            awaiting)
 
 
 def awaiting_rows():
@@ -210,12 +225,6 @@ def awaiting_rows():
                     lambda: Rotary(32, xpos=True, key=True)),
          "the xPos factor multiplies x * cos after it rounds, so a subnormal product's rounding is magnified "
          "by the key's factor (up to e^88); no xpos bound charges that"),
-        (Row(LIBRARY, "sinusoidal", "scaled-sinusoidal-d64", "ScaledSinusoidalEmbedding(64), scale set to 1",
-             "sinusoidal(d=64,base=10000,layout=half)",
-             (Column("fp32-angle", "precision=fp32-angle", "no table recipe is float32 pow(base, -i/(d/2))"),),
-             lambda: Sinusoid(64, 10000), SOURCE + "ScaledSinusoidalEmbedding"),
-         "its frequencies are torch's float32 pow(base, -(i / (d/2))), a recipe sinusoidal tables lack "
-         "(theta=exact or exp-log only)"),
     ]
 
 
