@@ -18,7 +18,8 @@
 //                                                        format, then the store into the storage
 //                                                        format: u_f = u_s, plus u_c where the two differ
 //
-//   P = A r (d_phi + d_A + 2^-51 + 4 u_c [+ 2 u_s]) + r (3 eta_64 + eta_c [+ eta_s]) + eta_c
+//   P = A r (d_phi + d_A + 2^-51 + 4 u_c [+ 2 u_s]) + r (3 eta_64 + eta_c [+ eta_s]) + eta_c [x an
+//       xPos key's factor, which a kernel may multiply in after the products]
 //   B(pair element e) = P (1 + u_f) + u_f |y_e| + eta_s
 // (math=storage, the products rounded in the storage dtype, changes P: rotary_bound_terms.)
 //
@@ -513,7 +514,7 @@ template <class Real> Real attention_error(const Spec& spec) {
 //            formed in the compute format where the two differ: final = u_s (+ u_c).
 template <class Real>
 RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, const Real& log_xpos, const Real& growth) {
-  using std::abs, std::ldexp;
+  using std::abs, std::exp, std::ldexp;
   const bool widened = compute_dtype(spec.dtype) != spec.dtype;
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
@@ -525,9 +526,15 @@ RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, c
   const Real held = angle_error + amplitude_error + ldexp(Real(1), -51) + 2 * u_c + (held_in_storage ? 2 * u_s : Real(0)) +
                     attention_error<Real>(spec);
   const Real held_per_norm = 3 * ldexp(Real(1), -1074) + eta_c + (held_in_storage ? eta_s : Real(0));
-  if (spec.math == RoundsIn::compute) return {held + 2 * u_c, held_per_norm, eta_c, final, eta_s, Real(storage.largest)};
+  // The products' underflow, eta_c, where the kernel multiplies by A before them; an xPos kernel
+  // may multiply by its factor after them instead (x-transformers' and rotary-embedding-torch's
+  // (t * cos) * scale), which magnifies that underflow by the factor: keys, whose factor
+  // zeta^(-n/s) grows past 1, are charged eta_c times it.
+  const Real magnified = log_xpos > 0 ? exp(log_xpos) : Real(1);
+  const Real underflow = eta_c * magnified;
+  if (spec.math == RoundsIn::compute) return {held + 2 * u_c, held_per_norm, underflow, final, eta_s, Real(storage.largest)};
   const Real product = u_s + (widened ? u_c * (1 + u_s) : Real(0));
-  return {held * (1 + product) + product, held_per_norm * (1 + product), eta_c * (1 + product) + eta_s, final, eta_s,
+  return {held * (1 + product) + product, held_per_norm * (1 + product), underflow * (1 + product) + eta_s, final, eta_s,
           Real(storage.largest)};
 }
 

@@ -190,6 +190,25 @@ TEST(ErrorModel, RecipesOrderedByTheRoundingsTheyTake) {
   EXPECT_GT(theta_recipe_error<double>(ggml, 63), 32 * theta_recipe_error<double>(ggml, 1));
 }
 
+// x-transformers' xPos keys multiply (x cos) by scale ** -1 = zeta^(-n/s) after the product
+// rounds in float32: a product's underflow comes out magnified by that factor, which the bound
+// charges for keys (log of the factor above 0) and not for queries.
+TEST(ErrorModel, AnXposKeysProductUnderflowIsChargedTimesItsFactor) {
+  const Spec key = Spec::parse("xpos(d=64,base=10000,rot=32,role=key,precision=fp32-angle,theta=hf)");
+  const double log_factor = 40;
+  const RotaryBoundTerms<double> magnified = rotary_bound_terms<double>(key, 1.0, log_factor, 0.0);
+  const RotaryBoundTerms<double> plain = rotary_bound_terms<double>(key, 1.0, -log_factor, 0.0);
+  EXPECT_EQ(plain.absolute, 0x1p-149);
+  EXPECT_EQ(magnified.absolute, 0x1p-149 * std::exp(log_factor));
+  // 2^-149 times 0.3 rounds to 0 in float32; times e^40 the lost 0.3 2^-149 e^40 is past the
+  // unmagnified charge and within the magnified one.
+  const float x = 0x1p-149f, c = 0.3f;
+  const double exact = 0x1p-149 * static_cast<double>(c) * std::exp(log_factor);
+  const double error = std::abs(static_cast<double>(x * c) * std::exp(log_factor) - exact);
+  EXPECT_GT(error, plain.absolute);
+  EXPECT_LE(error, magnified.absolute);
+}
+
 TEST(ErrorModel, BeyondTheHorizonAnElementIsUnconstrained) {
   const Spec spec = Spec::parse("rope(d=4,base=10000,precision=fp32-angle)");
   const double horizon = angle_horizon(spec);

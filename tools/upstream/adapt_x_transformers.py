@@ -11,9 +11,8 @@ x_transformers/x_transformers.py) as peconform.check() callables:
 
 Each callable builds upstream's module with the row's configuration and calls it; it only moves
 arrays between peconform's layouts and x-transformers' ([batch, heads, seq, d] for the rotation).
-rows() are the matrix's; those that wait for a recipe peconform lacks say which (Row.awaiting).
+rows() are the matrix's.
 """
-import dataclasses
 import importlib.metadata
 
 import torch
@@ -162,6 +161,10 @@ def rotary_rows():
         rotary_row("rotary-d64-interpolation-3", "RotaryEmbedding(32, interpolation_factor=3): the angle divided by 3",
                    "rope(d=64,base=10000,layout=interleaved,rot=32,scaling=linear(factor=3))",
                    lambda: Rotary(32, interpolation_factor=3.)),
+        # Keys multiply (t * cos) by scale ** -1 after the product rounds: xpos's bound charges that
+        # underflow magnified by the key's factor.
+        rotary_row("xpos-d64-key", "RotaryEmbedding(32, use_xpos=True), keys (times scale ** -1), centring cancelled",
+                   "xpos(d=64,base=10000,layout=interleaved,rot=32,role=key)", lambda: Rotary(32, xpos=True, key=True)),
         rotary_row("xpos-d64-query", "RotaryEmbedding(32, use_xpos=True), queries (times its scale), "
                    "centring cancelled", "xpos(d=64,base=10000,layout=interleaved,rot=32)",
                    lambda: Rotary(32, xpos=True)),
@@ -211,21 +214,7 @@ def sinusoid_row():
 
 
 def rows():
-    awaiting = [dataclasses.replace(row, awaiting=reason) for row, reason in awaiting_rows()]
-    return (rotary_rows() + [alibi_row(8), alibi_row(12)] + [t5_row(False), t5_row(True)] + [sinusoid_row()] +
-            awaiting)
-
-
-def awaiting_rows():
-    """Rows the matrix lists without a verdict until peconform has a recipe for what they compute,
-    each with the recipe it lacks; their kernels are held to NumPy in test_x_transformers.py."""
-    return [
-        (rotary_row("xpos-d64-key", "RotaryEmbedding(32, use_xpos=True), keys (times scale ** -1)",
-                    "xpos(d=64,base=10000,layout=interleaved,rot=32,role=key)",
-                    lambda: Rotary(32, xpos=True, key=True)),
-         "the xPos factor multiplies x * cos after it rounds, so a subnormal product's rounding is magnified "
-         "by the key's factor (up to e^88); no xpos bound charges that"),
-    ]
+    return rotary_rows() + [alibi_row(8), alibi_row(12)] + [t5_row(False), t5_row(True)] + [sinusoid_row()]
 
 
 def versions():
