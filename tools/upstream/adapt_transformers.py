@@ -120,6 +120,10 @@ class Model:
     name: str        # how the matrix names it
     shape: str       # the directory under fixtures/hf-configs/
     layer_type: str = ""
+    # Whether the model's rotary module hands back float32 cos and sin and its apply function
+    # rotates a bf16 x in float32, rounding once to bf16 (OLMo 2), rather than casting cos and sin
+    # to x's dtype and rounding each product and the sum in it.
+    bf16_in_float32: bool = False
 
     @property
     def config_dir(self):
@@ -138,7 +142,7 @@ MODELS = [
     Model("Qwen2 7B", "qwen2-7b"),
     Model("Qwen2.5 7B Instruct (yarn)", "qwen2.5-7b-instruct-yarn-v5"),
     Model("Qwen3 8B", "qwen3-8b-v5"),
-    Model("OLMo 2 7B", "olmo-2-7b-v5"),
+    Model("OLMo 2 7B", "olmo-2-7b-v5", bf16_in_float32=True),
     Model("Phi-3 mini 4k", "phi-3-mini-4k"),
     Model("Phi-3 vision 128k (longrope)", "phi-3-vision-128k-longrope-v5"),
     Model("Phi-2 (partial rotary 0.4)", "phi-2-v5"),
@@ -154,15 +158,14 @@ MODELS = [
 # transformers' own recipe, in every plan it has: theta and the angle in float32 as transformers
 # forms them (theta=hf); in a bf16 model cos and sin are cast to bf16 and apply_rotary_pos_emb's
 # products and sum round in bf16.
-ROTARY_COLUMNS = (
-    Column("fp32-angle", "precision=fp32-angle,theta=hf",
-           "transformers' own recipe in a float32 model: theta and the angle in float32, theta as "
-           "transformers forms it (theta=hf), in every plan"),
-    Column("bf16 (transformers' recipe)", "dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage",
-           "transformers' own recipe in a bf16 model: theta and the angle in float32, cos and sin cast to "
-           "bf16, each product and the sum of the rotation in bf16 (cache=storage,math=storage)"),
-    exact_angle(),
-)
+FP32 = Column("fp32-angle", "precision=fp32-angle,theta=hf",
+              "transformers' own recipe in a float32 model: theta and the angle in float32, theta as "
+              "transformers forms it (theta=hf), in every plan")
+BF16 = Column("bf16 (transformers' recipe)", "dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage",
+              "transformers' own recipe in a bf16 model: theta and the angle in float32, cos and sin cast to "
+              "bf16, each product and the sum of the rotation in bf16 (cache=storage,math=storage); OLMo 2 "
+              "keeps cos and sin in float32 and rotates in float32, rounding once (its row's keys say so)")
+BF16_IN_FLOAT32 = Column(BF16.name, "dtype=bf16,precision=fp32-angle,theta=hf", BF16.meaning)
 
 
 def model_row(model):
@@ -170,7 +173,8 @@ def model_row(model):
     spec = peconform.Spec.from_hf_config(str(model.config_dir / "config.json"), layer_type=model.layer_type)
     kernel = UpstreamRotary(model.config_dir, model.layer_type or None)
     source = f"{kernel.module.__name__.replace('.', '/')}.py: {kernel.__qualname__.split('.', 1)[1]}"
-    return Row(LIBRARY, spec.family, model.key, model.name, spec.canonical, ROTARY_COLUMNS,
+    columns = (FP32, BF16_IN_FLOAT32 if model.bf16_in_float32 else BF16, exact_angle())
+    return Row(LIBRARY, spec.family, model.key, model.name, spec.canonical, columns,
                lambda: UpstreamRotary(model.config_dir, model.layer_type or None), source)
 
 

@@ -127,3 +127,16 @@ def test_base_rows_call_mlx_with_base(row):
     run = mx.fast.rope(mx.array(x.transpose(0, 2, 1, 3)), d, traditional=kernel.traditional, base=kernel.base,
                        scale=1.0, offset=start)
     assert np.array_equal(y, np.array(run).transpose(0, 2, 1, 3))
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("row", ROWS[:2] + BASE_ROWS[:1], ids=lambda r: r.key)
+def test_low_precision_calls_round_each_step_in_their_dtype(row, dtype):
+    """The bf16 and fp16 columns say mlx rounds cos, sin, each product and the sum in x's dtype
+    (cache=storage,math=storage): that departs from the float32 rotation rounded once in some
+    elements, which an adapter widening x to float32 would give."""
+    x = torch.from_numpy(inputs(row.kernel().dims if row in BASE_ROWS else configuration(row)[0])).to(dtype)
+    kernel = row.kernel()
+    y = kernel(x, torch.tensor(POSITIONS), None)
+    assert y.dtype == dtype
+    assert (y != kernel(x.float(), torch.tensor(POSITIONS), None).to(dtype)).any()

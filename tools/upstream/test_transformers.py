@@ -86,3 +86,20 @@ def test_spec_keys_reads_nested_plans():
     assert keys["d"] == "192" and keys["rot"] == "64" and keys["rot_at"] == "last"
     assert keys["scaling"] == "yarn(factor=40,orig=4096)"
     assert re.fullmatch(r"\w+", keys["layout"].replace("-", ""))
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.key)
+def test_a_bf16_call_rounds_in_bf16(model):
+    """The bf16 column's recipe (cache=storage,math=storage) is what upstream does with bf16 x; an
+    adapter that widened x to float32 and rounded the result once would hide it. Rounding each
+    product and the sum in bf16 departs from the once-rounded float32 result in some elements;
+    OLMo 2, which rotates in float32 (bf16_in_float32), gives that result exactly."""
+    fn = UpstreamRotary(model.config_dir, model.layer_type or None)
+    d = int(spec_keys(expected_spec(model))["d"])
+    rng = np.random.default_rng(22)
+    x = torch.from_numpy(rng.uniform(-2, 2, size=(BATCH, len(POSITIONS), HEADS, d)).astype(np.float32)).bfloat16()
+    positions = torch.tensor(POSITIONS, dtype=torch.int64)
+    y = fn(x, positions, None)
+    assert y.dtype == torch.bfloat16
+    widened = fn(x.float(), positions, None).bfloat16()
+    assert torch.equal(y, widened) if model.bf16_in_float32 else (y != widened).any()

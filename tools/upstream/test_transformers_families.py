@@ -184,3 +184,15 @@ def test_every_column_spec_parses():
     for r in families.rows():
         for column in r.columns:
             assert peconform.Spec(column.spec_text(r.spec)).family == r.family
+
+
+@pytest.mark.parametrize("key", ["qwen2-vl-mrope", "qwen3-vl-mrope"])
+def test_a_bf16_mrope_call_rounds_in_bf16(key):
+    """As test_transformers.py's: rounding each product and the sum in bf16 (the bf16 column's
+    math=storage) departs from the float32 result rounded once in some elements."""
+    positions = torch.from_numpy(MROPE_POSITIONS).reshape(3, 1, -1)
+    x = torch.from_numpy(RNG.uniform(-2, 2, size=(1, MROPE_POSITIONS.shape[1], 2, 128)).astype(np.float32)).bfloat16()
+    kernel = row(key).kernel()
+    y = kernel(x, positions, spec_of(key))
+    assert y.dtype == torch.bfloat16
+    assert (y != kernel(x.float(), positions, spec_of(key)).bfloat16()).any()
