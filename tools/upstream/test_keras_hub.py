@@ -95,3 +95,17 @@ def test_rows_are_named_once_and_use_numpy_arrays():
     assert len({row.key for row in rows}) == len(rows)
     # The keras-hub environment has no torch: check() must hand the callables NumPy arrays.
     assert all(column.array == "numpy" for row in rows for column in row.columns)
+
+
+@pytest.mark.parametrize("row", [r for r in adapt_keras_hub.rows() if r.family == "rope"][:2], ids=lambda r: r.key)
+def test_an_fp16_call_rounds_each_step_in_fp16(row):
+    """The fp16 column says cos and sin are cast to float16 and the rotation rounds in it
+    (cache=storage,math=storage): that departs from the float32 rotation rounded once in some
+    elements, which an adapter widening x to float32 would give."""
+    fn = row.kernel()
+    spec = spec_of(row, "fp16")
+    x = np.random.default_rng(23).uniform(-2, 2, size=(BATCH, len(POSITIONS), HEADS, spec.d)).astype(np.float16)
+    positions = np.array(POSITIONS, dtype=np.int64)
+    y = fn(x, positions, spec)
+    assert y.dtype == np.float16
+    assert (y != fn(x.astype(np.float32), positions, spec_of(row, "fp32")).astype(np.float16)).any()

@@ -90,3 +90,18 @@ def test_assembled_embedding_is_timms_grid_embedding(cls, half):
     grid = rope.get_embed([3, 5])
     want = grid.chunk(2, dim=-1) if cls is RotaryEmbeddingCat else grid
     assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+
+
+def test_the_bf16_embedding_row_rounds_each_step_in_bf16():
+    """Its column says cos, sin, each product and the sum round in bf16 (cache=storage,
+    math=storage): that departs from the float32 rotation rounded once in some elements, which an
+    adapter widening x and the embedding to float32 would give. The plain rows widen as timm does
+    (a bf16 x against the float32 embedding) and give exactly that."""
+    rng = np.random.default_rng(11)
+    x = torch.from_numpy(rng.uniform(-2, 2, size=(BATCH, len(POINTS), HEADS, 64)).astype(np.float32)).bfloat16()
+    points = torch.tensor(POINTS, dtype=torch.int64).T[:, None, :]
+    embedded = next(r for r in adapt_timm.rows() if r.key == "rope-cat/d64-bf16-embed").kernel()
+    assert (embedded(x, points, None) != embedded(x.float(), points, None).bfloat16()).any()
+    plain = next(r for r in adapt_timm.rows() if r.spec == "rope2d(d=64,base=10000,layout=interleaved)" and
+                 r.key != "rope-cat/d64-bf16-embed").kernel()
+    assert torch.equal(plain(x, points, None), plain(x.float(), points, None).bfloat16())
