@@ -1,4 +1,4 @@
-"""Every judged rope and rope2d row of every installed library, in float32, held to peconform's exact reference of the
+"""Every judged rope, rope2d and mrope row of every installed library, in float32, held to peconform's exact reference of the
 row's own spec at small positions, where float32 angles are still close to exact: the kernel a
 row builds must compute the spec the row states. A spec naming another base, factor, pairing or
 head cut than the kernel is built with, or an adapter handing upstream one batch row's positions
@@ -14,8 +14,8 @@ peconform = pytest.importorskip("peconform", reason="the peconform module is not
 
 LIBRARIES = ["transformers", "torchtune", "rotary_embedding_torch", "x_transformers", "timm", "keras_hub",
              "onnxruntime", "mlx"]
-# Two batch rows with different positions, all up to 200 (rope2d: the second axis's are these
-# reversed).
+# Two batch rows with different positions, all up to 200 (rope2d and mrope: the other axes' are
+# these reversed, and these plus 7).
 POSITIONS = np.array([[0, 1, 2, 5, 17, 100], [3, 4, 9, 64, 150, 200]], dtype=np.int64)
 HEADS = 2
 # Up to position 200 a float32 angle is within 200 * 16 * 2^-23 rad of the exact one for any
@@ -39,23 +39,31 @@ def as_array(values, array):
     return torch.from_numpy(values)
 
 
+AXES = {"rope": 1, "rope2d": 2, "mrope": 3}
+
+
 def call_positions(family):
-    """What the callable takes (README, "Python"): [batch, seq], or rope2d's [2, batch, seq]."""
-    return POSITIONS if family == "rope" else np.stack([POSITIONS, POSITIONS[:, ::-1]])
+    """What the callable takes (README, "Python"): [batch, seq], rope2d's [2, batch, seq], mrope's
+    [3, batch, seq]."""
+    axes = [POSITIONS, POSITIONS[:, ::-1], POSITIONS + 7][:AXES[family]]
+    return POSITIONS if family == "rope" else np.stack(axes)
 
 
 def reference_positions(family, batch):
-    """The batch row's positions as peconform.reference takes them: rope2d's as (x, y) rows."""
-    return POSITIONS[batch].tolist() if family == "rope" else np.stack([POSITIONS[batch], POSITIONS[batch, ::-1]], 1).tolist()
+    """The batch row's positions as peconform.reference takes them: one row of 2 or 3 per token
+    for rope2d and mrope."""
+    if family == "rope":
+        return POSITIONS[batch].tolist()
+    return np.stack(call_positions(family)[:, batch], 1).tolist()
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
 def test_rows_agree_with_the_reference_of_their_spec(library):
     module = adapter(library)
     # Each row's float32 column (a row held only to a bf16 module cast is x-transformers' finding).
-    checked = [(row, column) for row in module.rows() if not row.awaiting and row.family in ("rope", "rope2d")
+    checked = [(row, column) for row in module.rows() if not row.awaiting and row.family in AXES
                for column in row.columns[:1] if "dtype=" not in column.keys]
-    assert checked, f"{library} has no float32 rope or rope2d row"
+    assert checked, f"{library} has no float32 rope, rope2d or mrope row"
     rng = np.random.default_rng(31)
     for row, column in checked:
         spec = peconform.Spec(column.spec_text(row.spec))
