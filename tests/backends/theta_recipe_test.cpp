@@ -195,6 +195,32 @@ TEST(ThetaRecipe, MlxsAnglesStayWithinTheirBound) {
   EXPECT_GE(worst, 0.1);
 }
 
+// theta alone, against the part of theta=mlx's bound that is theta's (the whole bound less the
+// position's and the product's roundings), over 48 bases and four widths: each charge is needed,
+// since mlx's exp polynomial alone errs by up to 1.34 ulp where x is small and the rest of the
+// bound is small too.
+TEST(ThetaRecipe, MlxsThetaNeedsEveryChargeOfItsBound) {
+  const double u = 0x1p-24;
+  double worst = 0;
+  for (int step = 0; step < 48; ++step) {
+    const std::string base = fmt::format("{:.6g}", 100 * std::pow(10.0, step / 9.6));
+    for (const int d : {64, 96, 128, 256}) {
+      const Spec spec = Spec::parse(fmt::format("rope(d={},base={},precision=fp32-angle,theta=mlx)", d, base));
+      const std::vector<Quad> theta = rotary_frequencies(spec, 1).theta;
+      const Float32Theta recipe = float32_theta(spec, theta, d, 1);
+      for (std::size_t k = 1; k < theta.size(); ++k) {
+        const double part = (1 + theta_recipe_error<double>(spec, static_cast<int>(k))) / ((1 + u) * (1 + u)) - 1;
+        const Quad difference = Quad(recipe.theta[k]) - theta[k];
+        const double error = static_cast<double>((difference < 0 ? -difference : difference) / theta[k]);
+        EXPECT_LE(error, part) << "base " << base << " d " << d << " pair " << k;
+        worst = std::max(worst, error / part);
+      }
+    }
+  }
+  std::cout << "mlx theta: worst error / its part of the bound " << worst << "\n";
+  EXPECT_GE(worst, 0.5);
+}
+
 // Tables under hf: 1 / powf(base, fl(m_k / D)), timm's build_sincos2d_pos_embed per axis. Its
 // bound also holds keras-hub's SinePositionEncoding (powf of the float32 1/base, no reciprocal)
 // and x-transformers' ScaledSinusoidalEmbedding (powf(base, -fl(m_k / D))), each spelled out
