@@ -314,6 +314,18 @@ template <class Real> std::pair<Real, Real> dynamic_base_error(const Spec& spec)
 //          c_f = c (1 + g): ln of the double base within 2^-52 relative and 2^-53 absolute (the
 //          decimal's rounding to double), the division 2^-53, the cast u; the exponent
 //          x = m_k c is then off by |x| ((1 + g)(1 + d_m) - 1), which moves theta by exp of that.
+// How far powf's operands move b^e, as the factor exp(|e_f ln b_f - e ln b|): the exponent
+// e = numerator/divisor formed in float32 by one division (exact where float32 holds it), the
+// base off by log_base_rounding in ln (|ln b| = log_base).
+template <class Real> Real powf_operands_error(int numerator, int divisor, const Real& log_base, const Real& log_base_rounding) {
+  using std::exp, std::ldexp;
+  const Real u = ldexp(Real(1), -24);
+  const float rounded = static_cast<float>(numerator) / static_cast<float>(divisor);
+  const bool exponent_exact = static_cast<double>(rounded) * divisor == numerator;  // exact in double: 24 bits times divisor < 2^29
+  const Real e = Real(numerator) / Real(divisor);
+  return exp(e * ((exponent_exact ? Real(0) : u) * (log_base + log_base_rounding) + log_base_rounding));
+}
+
 // Sinusoid and xl tables under hf: theta_k = 1 / powf(b_f, fl(m_k / D)) (table_exponent gives m_k
 // and D), then fl(fl(p) theta_f); timm's build_sincos2d_pos_embed forms each axis so. The bound
 // also holds tables that take powf of a float32 1/base with no reciprocal (keras-hub's
@@ -327,12 +339,9 @@ template <class Real> Real pow_table_theta_error(const Spec& spec, int index) {
   const Real position = 1 + u;
   const TableExponent exponent = table_exponent(spec, index);
   if (exponent.multiple == 0) return position - 1;
-  const float rounded = static_cast<float>(exponent.multiple) / static_cast<float>(exponent.divisor);
-  const bool exponent_exact = static_cast<double>(rounded) * exponent.divisor == exponent.multiple;
-  const Real e = Real(exponent.multiple) / Real(exponent.divisor);
   const Real log_base = abs(log(Real(spec.base.to_double())));
   const Real base_rounding = (u + ldexp(Real(1), -52)) / (1 - u);
-  const Real power = exp(e * ((exponent_exact ? Real(0) : u) * (log_base + base_rounding) + base_rounding)) / (1 - 2 * u);
+  const Real power = powf_operands_error(exponent.multiple, exponent.divisor, log_base, base_rounding) / (1 - 2 * u);
   return position * power * (1 + u) * (1 + u) - 1;
 }
 
@@ -350,13 +359,8 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   const Real log_base = dynamic ? dynamic_base.first : abs(log(Real(spec.base.to_double())));
   const Real log_base_rounding = dynamic ? dynamic_base.second : base_exact ? Real(0) : u / (1 - u);
   const int n = spec.family == Family::rope2d ? spec.d / 2 : spec.rotary_dims();
-  // |e_f ln b_f - e ln b| for an exponent e = numerator/n formed in float32 by one division.
-  const auto exponent_and_base = [&](int numerator) {
-    const float rounded = static_cast<float>(numerator) / static_cast<float>(n);
-    const bool exponent_exact = static_cast<double>(rounded) * n == numerator;  // exact in double: 24 bits times n < 2^29
-    const Real e = Real(numerator) / Real(n);
-    return exp(e * ((exponent_exact ? Real(0) : u) * (log_base + log_base_rounding) + log_base_rounding));
-  };
+  // For an exponent numerator/n.
+  const auto exponent_and_base = [&](int numerator) { return powf_operands_error(numerator, n, log_base, log_base_rounding); };
   const Real position = round;
   // theta_0 = base^0 = 1 only without a plan: linear divides it, and the plans only the exact
   // recipe takes (custom, yarn, dynamic, ...) may move it.

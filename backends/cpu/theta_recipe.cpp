@@ -1,5 +1,7 @@
 #include "backends/cpu/theta_recipe.hpp"
 
+#include "precision/error_model.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -167,24 +169,18 @@ std::vector<double> float32_table_theta(const Spec& spec, const std::vector<Quad
     for (const Quad value : exact_theta) theta.push_back(static_cast<float>(value));
     return theta;
   }
-  // theta_k = base^(-m_k/D): m_k = 2k over 2 floor(d/2) (DistilBERT's odd interleaved table: over
-  // d), or k over max(floor(d/2) - 1, 1) for freq=geometric.
-  const int pairs = spec.d / 2;
-  const bool geometric = spec.family == Family::sinusoidal && spec.freq == FrequencyRule::geometric;
-  const bool odd_interleaved = spec.family == Family::sinusoidal && spec.layout == Layout::interleaved && spec.d % 2 == 1;
-  const int divisor = geometric ? std::max(pairs - 1, 1) : odd_interleaved ? spec.d : 2 * pairs;
-  const auto multiple = [&](std::size_t k) { return static_cast<float>(geometric ? k : 2 * k); };
-  if (spec.theta == ThetaRecipe::hf) {
-    // 1 / powf(base, fl(m_k / D)): timm's build_sincos2d_pos_embed, each axis.
-    const float base = static_cast<float>(quad_of(spec.base));
-    for (std::size_t k = 0; k < exact_theta.size(); ++k)
-      theta.push_back(1.0f / std::pow(base, multiple(k) / static_cast<float>(divisor)));
-    return theta;
+  // theta_k = base^(-m_k/D), m_k and D as table_exponent gives them.
+  const bool hf = spec.theta == ThetaRecipe::hf;
+  const Quad base = quad_of(spec.base);
+  for (std::size_t k = 0; k < exact_theta.size(); ++k) {
+    const TableExponent exponent = table_exponent(spec, static_cast<int>(k));
+    const float multiple = static_cast<float>(exponent.multiple);
+    // hf: 1 / powf(base, fl(m_k / D)), timm's build_sincos2d_pos_embed, each axis. exp-log: the
+    // step -ln(base)/D is a Python float (double) that torch casts to float32 when it multiplies
+    // the float32 arange.
+    theta.push_back(hf ? 1.0f / std::pow(static_cast<float>(base), multiple / static_cast<float>(exponent.divisor))
+                       : std::exp(multiple * static_cast<float>(-std::log(static_cast<double>(base)) / exponent.divisor)));
   }
-  // exp-log: the step -ln(base)/D is a Python float (double) that torch casts to float32 when it
-  // multiplies the float32 arange.
-  const float step = static_cast<float>(-std::log(static_cast<double>(quad_of(spec.base))) / divisor);
-  for (std::size_t k = 0; k < exact_theta.size(); ++k) theta.push_back(std::exp(multiple(k) * step));
   return theta;
 }
 

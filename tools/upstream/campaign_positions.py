@@ -34,10 +34,6 @@ class ArangeGives(TorchFunctionMode):
             return self.positions.to(dtype=kwargs.get("dtype") or torch.int64, device=kwargs.get("device"))
         return func(*args, **kwargs)
 
-    def __enter__(self):
-        super().__enter__()
-        return self
-
 
 def enumerated_once(gives, what):
     """Raises unless the builder enumerated its positions exactly once inside `gives`."""

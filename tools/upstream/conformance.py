@@ -109,13 +109,17 @@ def commit():
         return "unknown"
 
 
+def rerun(row, column, case):
+    return peconform.check(row.kernel(), spec=column.spec_text(row.spec), replay=case, array=column.array,
+                           place=column.place)
+
+
 def replay(module, args):
     row = find_row(module.rows(), args.row)
     column = find_column(row, args.column)
     if row.awaiting:
         raise SystemExit(f"row '{row.key}' awaits a recipe ({row.awaiting}): it has no verdict to replay")
-    result = peconform.check(row.kernel(), spec=column.spec_text(row.spec), replay=args.replay, array=column.array,
-                             place=column.place)
+    result = rerun(row, column, args.replay)
     print(result)
     return 0 if result else 1
 
@@ -132,8 +136,7 @@ def replay_failures(module, args):
         row = rows[cell["key"]]
         column = find_column(row, cell["column"])
         failure = cell["failures"][0]
-        result = peconform.check(row.kernel(), spec=column.spec_text(row.spec), replay=failure["case"],
-                                 array=column.array, place=column.place)
+        result = rerun(row, column, failure["case"])
         again = [f.kind for f in result.failures]
         same = not result.conformant and failure["kind"] in again
         differ += not same
