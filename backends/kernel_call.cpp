@@ -134,7 +134,15 @@ Point token_point(const KernelCall& call, std::int64_t b, std::int64_t s) {
 
 Point row_point(const KernelCall& call, std::int64_t row, std::int64_t key) {
   if (call.spec.family == Family::sinusoidal || call.spec.family == Family::xl) return {{call.first + row, 0, 0}};
-  return {{call.first + row, call.key_first + key, 0}};
+  const bool last_key = call.spec.family == Family::alibi && call.spec.mode == AlibiMode::last_key;
+  return {{call.first + row, call.key_first + key, last_key ? call.key_first + call.keys - 1 : 0}};
+}
+
+AlibiPointCall alibi_point_call(const Spec& spec, const Point& point) {
+  const std::int64_t query = point.c[0], key = point.c[1], anchor = point.c[2];
+  if (spec.mode != AlibiMode::last_key) return {spec.mode, query, key};
+  if (key <= anchor) return {AlibiMode::causal, anchor, key};
+  return {AlibiMode::key, 0, key - anchor};
 }
 
 std::vector<Wide> input_values(const KernelCall& call, std::size_t operand, std::int64_t b, std::int64_t s, std::int64_t h) {

@@ -104,9 +104,19 @@ struct KernelCall {
 };
 
 // Where the reference evaluates: token (b, s) of a rotary or learned call, row `row` of a
-// table, or (query row, key `key`) of a relative call.
+// table, or (query row, key `key`) of a relative call; an ALiBi point's third coordinate is the
+// anchor of mode=last-key, the call's last key (0 otherwise, as at a point given alone).
 Point token_point(const KernelCall& call, std::int64_t b, std::int64_t s);
 Point row_point(const KernelCall& call, std::int64_t row, std::int64_t key);
+// The one-query, one-key call whose bias is an ALiBi point's: a kernel anchors last-key at its
+// call's last key, so a point (i, j) with anchor a becomes the causal bias of query a at key j,
+// -m(a - j), or, for a key past the anchor, the key-mode bias of key j - a, +m(j - a). The tensor
+// calls of a campaign take the last-key path itself; a point evaluator cannot, in one element.
+struct AlibiPointCall {
+  AlibiMode mode;
+  std::int64_t query, key;
+};
+AlibiPointCall alibi_point_call(const Spec& spec, const Point& point);
 // The d input values of head h of token (b, s) of rotary operand `operand`, or a learned
 // call's whole table, as the reference takes them.
 std::vector<Wide> input_values(const KernelCall& call, std::size_t operand, std::int64_t b, std::int64_t s, std::int64_t h);

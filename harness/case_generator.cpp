@@ -275,7 +275,10 @@ Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t reci
   if (spec.precision == PrecisionClass::fp32_angle) {
     const std::vector<ThetaRecipe> recipes = theta_recipes(spec);
     spec.theta = recipes[recipe % recipes.size()];
-    if (cell.family == Family::alibi) spec.slopes = recipe % 2 == 0 ? SlopeRecipe::exact : SlopeRecipe::bloom;
+    if (cell.family == Family::alibi) {
+      constexpr SlopeRecipe kSlopeRecipes[] = {SlopeRecipe::exact, SlopeRecipe::bloom, SlopeRecipe::mpt};
+      spec.slopes = kSlopeRecipes[recipe % std::size(kSlopeRecipes)];
+    }
   }
   return spec;
 }

@@ -27,6 +27,13 @@ struct Screened {
   bool loose;  // the bound reaches the element's scale: within it is unconstrained, past it fails
 };
 
+// A failing bias's input: its head's slope, and under last-key the anchor the point does not print.
+std::string alibi_input_text(const Spec& spec, double slope, const Point& point) {
+  std::string text = fmt::format("slope {}", hex_and_decimal(slope));
+  if (spec.mode == AlibiMode::last_key) text += fmt::format(", last key {}", point.c[2]);
+  return text;
+}
+
 template <class Describe>
 void check_screened(const Screened& x, FailureKey key, std::int64_t position, ElementType type, Escalation& escalation,
                     const Point& point, std::size_t element, ElementTally& tally, Describe&& describe) {
@@ -171,7 +178,7 @@ ElementTally verify_alibi(const KernelCall& call) {
             const double actual = Access::value(out, at);
             auto describe = [&](std::string kind, double ref, double got, double ratio, double bound) {
               return ElementFailure{kind, "bias", flat, {h, q, k, 0}, format_point(spec.family, point),
-                                    fmt::format("slope {}", hex_and_decimal(slope)), hex_and_decimal(ref),
+                                    alibi_input_text(spec, slope, point), hex_and_decimal(ref),
                                     element_text(call, type, Access::bits(out, at), got), ulps_between(got, ref, type), ratio,
                                     hex_and_decimal(bound)};
             };
@@ -184,7 +191,11 @@ ElementTally verify_alibi(const KernelCall& call) {
               }
               continue;
             }
-            const double distance = static_cast<double>(i >= j ? i - j : j - i);
+            // The bias is -m times this: i - j (symmetric: |i - j|), or anchor - j under key
+            // and last-key, whose bias m(j - anchor) no query changes.
+            const bool from_key = spec.mode == AlibiMode::key || spec.mode == AlibiMode::last_key;
+            const std::int64_t behind = from_key ? point.c[2] - j : i - j;
+            const double distance = static_cast<double>(spec.mode == AlibiMode::symmetric && behind < 0 ? -behind : behind);
             const double expected = -slope * distance;
             const double magnitude = std::abs(expected);
             const double bound = within_claim<double>(magnitude, terms.largest)
@@ -198,7 +209,7 @@ ElementTally verify_alibi(const KernelCall& call) {
               continue;
             }
             const Screened x{actual, expected, bound, magnitude * 0x1p-51, held, magnitude > 0 && bound >= magnitude};
-            check_screened(x, {0, flat}, i - j, type, escalation, point, static_cast<std::size_t>(h), tally,
+            check_screened(x, {0, flat}, behind, type, escalation, point, static_cast<std::size_t>(h), tally,
                            [&](std::string kind, double ref, double got, double ratio) {
                              return describe(kind, ref, got, ratio, bound);
                            });

@@ -570,6 +570,10 @@ template <class Real> Real sinusoid_bound(const Spec& spec, const Real& angle, c
 //          then 2^(-4/c) for the rest) in double, cast to float32 (exact where c <= 8, or 4
 //          for the rest; else u plus the double's 2^-52), then torch.pow(base, k) in float32
 //          (k = h + 1, then 2(h - c) + 1), charged one ulp: m (1 + d_b)^k (1 + 2u).
+//   mpt    transformers' build_mpt_alibi_tensor: the exponent k (8 / n') is exact in float32
+//          (n' = 2c, or n for a power of two; its slope order is the paper's), torch.pow(2, e)
+//          is charged one ulp and 1 / that rounds: m (1 + 2u)(1 + u), exact where e is whole.
+// The distance is |i - j|, or under mode=key and last-key |j - anchor|, an integer either way.
 // The store into the storage format rounds once more, relative to the bias: u_s.
 template <class Real> struct BiasBoundTerms {
   Real relative, absolute, largest;
@@ -598,6 +602,10 @@ template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec, i
       slope = pow(1 + base, k) * (1 + 2 * u) - 1;
       break;
     }
+    case SlopeRecipe::mpt:
+      power_of_two = 8 * k % series == 0;
+      slope = power_of_two ? Real(0) : (1 + 2 * u) * (1 + u) - 1;
+      break;
   }
   const Real product = power_of_two ? Real(0) : u;
   const Real relative = (1 + slope) * (1 + u) * (1 + product) - 1;

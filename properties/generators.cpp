@@ -250,7 +250,7 @@ rc::Gen<PrecisionClass> gen_precision() {
 void draw_float32_recipe(Spec& spec) {
   if (spec.precision != PrecisionClass::fp32_angle) return;
   if (spec.family == Family::alibi) {
-    spec.slopes = *rc::gen::element(SlopeRecipe::exact, SlopeRecipe::bloom);
+    spec.slopes = *rc::gen::element(SlopeRecipe::exact, SlopeRecipe::bloom, SlopeRecipe::mpt);
     return;
   }
   const std::vector<ThetaRecipe> recipes = theta_recipes(spec);
@@ -379,7 +379,7 @@ rc::Gen<Spec> gen_alibi_spec() {
     Spec spec;
     spec.family = Family::alibi;
     spec.heads = *rc::gen::weightedOneOf<int>({{1, rc::gen::element(8, 12, 16, 32, 40, 64)}, {2, rc::gen::inRange(1, 97)}});
-    spec.mode = *rc::gen::element(AlibiMode::symmetric, AlibiMode::causal);
+    spec.mode = *rc::gen::element(AlibiMode::symmetric, AlibiMode::causal, AlibiMode::key, AlibiMode::last_key);
     spec.dtype = *gen_dtype();
     spec.precision = *gen_precision();
     draw_float32_recipe(spec);

@@ -45,13 +45,21 @@ void require_index(bool holds, const std::string& relation, const Index& index) 
   });
 }
 
+// Under key and last-key the bias measures the key from an anchor (0 at a point), whatever the query.
+bool measures_the_key(const Spec& spec) { return spec.mode == AlibiMode::key || spec.mode == AlibiMode::last_key; }
+
 void alibi_bias_is_translation_invariant(const Implementation& implementation) {
   const Spec spec = *gen_alibi_spec();
-  RC_TAG(spec.mode == AlibiMode::causal ? "causal" : "symmetric");
+  RC_TAG(std::string(alibi_mode_name(spec.mode)));
   const auto evaluator = implementation.prepare(spec, 2);
   const Point pair = gen_pair();
   const std::int64_t highest = std::max(pair.c[0], pair.c[1]);
   const std::int64_t shift = *gen_position(kLargestPosition - highest);
+  if (measures_the_key(spec)) {
+    require_same_values(evaluate(*evaluator, spec, pair, {}), evaluate(*evaluator, spec, Point{{pair.c[0] + shift, pair.c[1], 0}}, {}),
+                        "bias(i, j) = bias(i+s, j): every query sees the keys alike");
+    return;
+  }
   require_same_values(evaluate(*evaluator, spec, pair, {}),
                       evaluate(*evaluator, spec, Point{{pair.c[0] + shift, pair.c[1] + shift, 0}}, {}),
                       "bias(i, j) = bias(i+s, j+s)");
@@ -59,17 +67,21 @@ void alibi_bias_is_translation_invariant(const Implementation& implementation) {
 
 void alibi_bias_is_linear_in_distance(const Implementation& implementation) {
   const Spec spec = *gen_alibi_spec();
-  RC_TAG(spec.mode == AlibiMode::causal ? "causal" : "symmetric");
+  RC_TAG(std::string(alibi_mode_name(spec.mode)));
   const auto evaluator = implementation.prepare(spec, 2);
   Point pair = gen_pair();
   if (spec.mode == AlibiMode::causal && pair.c[1] > pair.c[0]) std::swap(pair.c[0], pair.c[1]);
-  const Evaluation unit = evaluate(*evaluator, spec, Point{{1, 0, 0}}, {});
+  const bool from_key = measures_the_key(spec);
+  const Evaluation unit = evaluate(*evaluator, spec, Point{{from_key ? 0 : 1, from_key ? 1 : 0, 0}}, {});
   const Evaluation at = evaluate(*evaluator, spec, pair, {});
-  const Wide distance(pair.c[0] > pair.c[1] ? pair.c[0] - pair.c[1] : pair.c[1] - pair.c[0]);
+  const Wide distance(from_key ? pair.c[1] : pair.c[0] > pair.c[1] ? pair.c[0] - pair.c[1] : pair.c[1] - pair.c[0]);
   for (std::size_t h = 0; h < at.values.size(); ++h)
     require_close(at.values[h], distance * unit.values[h],
-                  at.bounds[h] + distance * unit.bounds[h] + check_rounding(abs(at.values[h]), 2),
-                  [&] { return pair_site("bias(i, j) = |i-j| bias(1, 0): zero on the diagonal, -m per step", at, h); });
+                  at.bounds[h] + distance * unit.bounds[h] + check_rounding(abs(at.values[h]), 2), [&] {
+                    return pair_site(from_key ? "bias(i, j) = j bias(0, 1): zero at the anchor, +m per key"
+                                              : "bias(i, j) = |i-j| bias(1, 0): zero on the diagonal, -m per step",
+                                     at, h);
+                  });
 }
 
 void alibi_slopes_form_the_published_series(const Implementation& implementation) {
@@ -77,7 +89,9 @@ void alibi_slopes_form_the_published_series(const Implementation& implementation
   const int heads = spec.heads;
   RC_TAG(std::has_single_bit(static_cast<unsigned>(heads)) ? "power of two" : "other head count");
   const auto evaluator = implementation.prepare(spec, 2);
-  const Evaluation unit = evaluate(*evaluator, spec, Point{{1, 0, 0}}, {});
+  // One step from the diagonal, -m; or under key and last-key key 1, +m.
+  const bool from_key = measures_the_key(spec);
+  const Evaluation unit = evaluate(*evaluator, spec, Point{{from_key ? 0 : 1, from_key ? 1 : 0, 0}}, {});
   // The first 2^floor(log2 n) heads take 2^(-8(h+1)/c); the rest take every other slope of the
   // 2c series, 2^(-4(2k+1)/c) (Press et al., get_slopes).
   const int closest = static_cast<int>(std::bit_floor(static_cast<unsigned>(heads)));
@@ -85,7 +99,7 @@ void alibi_slopes_form_the_published_series(const Implementation& implementation
     const Wide exponent = h < closest ? Wide(-8 * (h + 1)) / Wide(closest) : Wide(-4 * (2 * (h - closest) + 1)) / Wide(closest);
     const Wide slope = pow(Wide(2), exponent);
     const auto head = static_cast<std::size_t>(h);
-    require_close(-unit.values[head], slope, unit.bounds[head] + check_rounding(slope, 8),
+    require_close(from_key ? unit.values[head] : -unit.values[head], slope, unit.bounds[head] + check_rounding(slope, 8),
                   [&] { return pair_site("head h's slope follows the published series", unit, head); });
   }
 }
@@ -234,9 +248,9 @@ void shaw_index_is_the_offset_distance_inside_the_window(const Implementation& i
 
 std::vector<Property> relative_bias_properties() {
   return {
-      {"alibiBiasIsTranslationInvariant", "alibi (symmetric, causal)", with_verdicts<alibi_bias_is_translation_invariant>,
+      {"alibiBiasIsTranslationInvariant", "alibi (symmetric, causal; key and last-key: the query moves alone)", with_verdicts<alibi_bias_is_translation_invariant>,
        &kVariantBiasTranslation},
-      {"alibiBiasIsLinearInDistance", "alibi (symmetric, causal)", with_verdicts<alibi_bias_is_linear_in_distance>},
+      {"alibiBiasIsLinearInDistance", "alibi (symmetric, causal; key and last-key: in the key)", with_verdicts<alibi_bias_is_linear_in_distance>},
       {"alibiSlopesFormThePublishedSeries", "alibi (power-of-two and other head counts)",
        with_verdicts<alibi_slopes_form_the_published_series>},
       {"alibiCausalMaskHidesExactlyTheFutureKeys", "alibi causal", with_verdicts<alibi_causal_mask_hides_exactly_the_future_keys>},

@@ -83,7 +83,7 @@ std::vector<Real> Reference<Real>::evaluate(const Point& point, std::span<const 
     case Family::xl:
       return xl_relative_row(spec_, frequencies_.inv_freq, p, q);
     case Family::alibi:
-      return alibi_bias(spec_, slopes_, p, q);
+      return alibi_bias(spec_, slopes_, p, q, point.c[2]);
     case Family::t5:
       return {Real(t5_bucket<Real>(spec_, p, q).bucket)};
     case Family::shaw:

@@ -30,12 +30,17 @@ template <class Real> std::vector<Real> alibi_slopes(int heads) {
 }
 
 // Bias per head: -m|i-j| (symmetric), or -m(i-j) for j <= i and -inf (masked) for j > i
-// (causal; fairseq adds +m*j, which differs by a per-row constant that softmax cancels).
+// (causal); under key and last-key, m(j - anchor) whatever the query, the anchor being 0 (key:
+// fairseq's +m*j, which differs from causal by a per-row constant that softmax cancels) or the
+// call's last key (last-key; alibi_anchor).
 template <class Real>
-std::vector<Real> alibi_bias(const Spec& spec, const std::vector<Real>& slopes, std::int64_t query, std::int64_t key) {
+std::vector<Real> alibi_bias(const Spec& spec, const std::vector<Real>& slopes, std::int64_t query, std::int64_t key,
+                             std::int64_t anchor) {
   std::vector<Real> out;
   for (const Real& slope : slopes) {
-    if (spec.mode == AlibiMode::causal && key > query)
+    if (spec.mode == AlibiMode::key || spec.mode == AlibiMode::last_key)
+      out.push_back(slope * Real(key - anchor));
+    else if (spec.mode == AlibiMode::causal && key > query)
       out.push_back(-std::numeric_limits<Real>::infinity());
     else
       out.push_back(-slope * Real(query >= key ? query - key : key - query));

@@ -54,7 +54,10 @@ template <> const NameTable<SectionMode>& names() {
   return table;
 }
 template <> const NameTable<AlibiMode>& names() {
-  static const NameTable<AlibiMode> table{{AlibiMode::symmetric, "symmetric"}, {AlibiMode::causal, "causal"}};
+  static const NameTable<AlibiMode> table{{AlibiMode::symmetric, "symmetric"},
+                                                          {AlibiMode::causal, "causal"},
+                                                          {AlibiMode::key, "key"},
+                                                          {AlibiMode::last_key, "last-key"}};
   return table;
 }
 template <> const NameTable<Dtype>& names() {
@@ -79,7 +82,7 @@ template <> const NameTable<RoundsIn>& names() {
   return table;
 }
 template <> const NameTable<SlopeRecipe>& names() {
-  static const NameTable<SlopeRecipe> table{{SlopeRecipe::exact, "exact"}, {SlopeRecipe::bloom, "bloom"}};
+  static const NameTable<SlopeRecipe> table{{SlopeRecipe::exact, "exact"}, {SlopeRecipe::bloom, "bloom"}, {SlopeRecipe::mpt, "mpt"}};
   return table;
 }
 template <> const NameTable<PlanKind>& names() {
@@ -649,6 +652,7 @@ std::string_view dtype_name(Dtype dtype) { return name_of(dtype); }
 std::string_view precision_name(PrecisionClass precision) { return name_of(precision); }
 std::string_view theta_recipe_name(ThetaRecipe recipe) { return name_of(recipe); }
 std::string_view slope_recipe_name(SlopeRecipe recipe) { return name_of(recipe); }
+std::string_view alibi_mode_name(AlibiMode mode) { return name_of(mode); }
 std::string_view rounds_in_name(RoundsIn place) { return name_of(place); }
 Family family_named(std::string_view text, std::string_view what) { return enum_from<Family>(text, what); }
 Dtype dtype_named(std::string_view text, std::string_view what) { return enum_from<Dtype>(text, what); }

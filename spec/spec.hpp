@@ -26,7 +26,11 @@ enum class SinusoidalOrder { sin_cos, cos_sin };
 enum class FrequencyRule { power, geometric };
 enum class XposRole { query, key };
 enum class SectionMode { blocked, interleaved };
-enum class AlibiMode { symmetric, causal };
+// What an ALiBi bias measures (README, `mode`): the distance between query i and key j, -m|i-j|
+// (symmetric) or -m(i-j) with the future keys masked (causal); or the key's own position, +m j
+// (key: fairseq's form, transformers' Bloom and Falcon), or the key's distance back from the
+// call's last key J, -m(J-j) (last-key: MPT). The last two equal causal under softmax, row by row.
+enum class AlibiMode { symmetric, causal, key, last_key };
 enum class Dtype { fp64, fp32, fp16, bf16 };
 enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache };
 // How a float32 kernel forms theta_i under fp32-angle (README, `theta`): correctly rounded
@@ -44,8 +48,9 @@ enum class ThetaRecipe { exact, hf, meta, ggml, exp_log, mlx };
 // storage dtype (`x * cos + rotate_half(x) * sin` on bf16 tensors).
 enum class RoundsIn { compute, storage };
 // How a float32 ALiBi kernel forms its slopes under fp32-angle (README, `slopes`): correctly
-// rounded (exact), or Bloom's float32 pow(base, k) of a float32 base (bloom).
-enum class SlopeRecipe { exact, bloom };
+// rounded (exact), Bloom's float32 pow(base, k) of a float32 base (bloom), or MPT's
+// 1 / pow(2, k * (8 / n')) in float32, n' the power of two at or above the head count (mpt).
+enum class SlopeRecipe { exact, bloom, mpt };
 // Values are the plugin ABI's pec_plan_kind (include/peconform/kernel_abi.h): new kinds go last.
 enum class PlanKind { none, linear, dynamic, yarn, llama3, longrope, custom, proportional };
 
@@ -127,6 +132,7 @@ std::string_view dtype_name(Dtype dtype);
 std::string_view precision_name(PrecisionClass precision);
 std::string_view theta_recipe_name(ThetaRecipe recipe);
 std::string_view slope_recipe_name(SlopeRecipe recipe);
+std::string_view alibi_mode_name(AlibiMode mode);
 std::string_view rounds_in_name(RoundsIn place);
 // Names back to values; throw SpecError naming `what` (an option or key), the text and the choices.
 Family family_named(std::string_view text, std::string_view what);

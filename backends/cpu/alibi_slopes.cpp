@@ -46,4 +46,17 @@ std::vector<float> bloom_slopes(int heads) {
   return slopes;
 }
 
+std::vector<float> mpt_slopes(int heads) {
+  if (heads < 1) throw SpecError(fmt::format("ALiBi needs heads >= 1, found {}", heads));
+  const int ceiling = static_cast<int>(std::bit_ceil(static_cast<unsigned>(heads)));
+  std::vector<float> series;
+  for (int k = 1; k <= ceiling; ++k)
+    series.push_back(1.0f / std::pow(2.0f, static_cast<float>(k) * (8.0f / static_cast<float>(ceiling))));
+  if (ceiling == heads) return series;
+  std::vector<float> slopes;
+  for (std::size_t k = 1; k < series.size(); k += 2) slopes.push_back(series[k]);
+  for (std::size_t k = 0; slopes.size() < static_cast<std::size_t>(heads); k += 2) slopes.push_back(series[k]);
+  return slopes;
+}
+
 }  // namespace peconform::cpu

@@ -16,4 +16,9 @@ std::vector<double> alibi_slopes(int heads);
 // for the remaining n - c heads.
 std::vector<float> bloom_slopes(int heads);
 
+// The same series as MPT forms it in float32 (transformers build_mpt_alibi_tensor): with n' the
+// power of two at or above n, 1 / powf(2, k (8 / n')) for k = 1 .. n'; for n below n', the even k
+// (2, 4, ..: the c-head series), then the odd ones, their first n - c.
+std::vector<float> mpt_slopes(int heads);
+
 }  // namespace peconform::cpu

@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "precision/claimed_bounds.hpp"
+#include "backends/kernel_call.hpp"
 #include "backends/cpu/index_kernels.hpp"
 #include "backends/cpu/rotary_kernels.hpp"
 #include "backends/cpu/table_kernels.hpp"
@@ -95,9 +96,13 @@ class CpuEvaluator final : public Evaluator {
       case Family::xl:
         cpu::sinusoid_rows<T>(std::get<cpu::SinusoidPlan>(plan_), p - q, 1, out.data(), spec_.d);
         break;
-      case Family::alibi:
-        cpu::alibi_bias<T>(std::get<cpu::AlibiPlan>(plan_), p, 1, q, 1, out.data());
+      case Family::alibi: {
+        const AlibiPointCall single = alibi_point_call(spec_, point);
+        cpu::AlibiPlan plan = std::get<cpu::AlibiPlan>(plan_);
+        plan.spec.mode = single.mode;
+        cpu::alibi_bias<T>(plan, single.query, 1, single.key, 1, out.data());
         break;
+      }
       case Family::learned: {
         const std::vector<T> table = cpu::to_storage<T>(input);
         cpu::gather_rows<T>(table.data(), spec_.rows, spec_.d, cpu::position_ids(&p, 1, 1, 1), 1, 1, out.data());

@@ -64,17 +64,17 @@ PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t
   }
 }
 
-// One row of ALiBi biases for a query `offset` = query - k_first past the first key; keys from
-// `first_masked` on are causal-masked. Two plain loops: a select between the bias and -inf
-// inside one loop keeps GCC from vectorising it.
+// One row of ALiBi biases sign * m * |offset - k| for keys k: `offset` is the query's (or the
+// anchor's) index among the keys, query - k_first; keys from `first_masked` on are causal-masked.
+// Two plain loops: a select between the bias and -inf inside one loop keeps GCC from vectorising it.
 template <class T, bool kFloatAngle>
-PECONFORM_KERNEL_CLONES void alibi_row(double offset, std::int32_t keys, std::int32_t first_masked, double slope,
+PECONFORM_KERNEL_CLONES void alibi_row(double offset, double sign, std::int32_t keys, std::int32_t first_masked, double slope,
                                        double slope_f32, T* row) {
 #pragma omp simd
   for (std::int32_t k = 0; k < first_masked; ++k) {
     const double distance = std::fabs(offset - static_cast<double>(k));  // exact: below 2^42
-    const double bias = kFloatAngle ? -static_cast<double>(static_cast<float>(slope_f32 * static_cast<float>(distance)))
-                                    : -(slope * distance);
+    const double bias = kFloatAngle ? sign * static_cast<double>(static_cast<float>(slope_f32 * static_cast<float>(distance)))
+                                    : sign * (slope * distance);
     row[k] = store<T>(static_cast<Compute<T>>(bias));
   }
   const T masked = store<T>(-std::numeric_limits<Compute<T>>::infinity());
@@ -107,10 +107,16 @@ void sinusoid_rows(const SinusoidPlan& plan, std::int64_t first, std::int64_t ro
 AlibiPlan make_alibi_plan(const Spec& spec) {
   if (spec.family != Family::alibi) throw SpecError(fmt::format("{} is not alibi", family_name(spec.family)));
   AlibiPlan plan{spec, alibi_slopes(spec.heads), {}};
-  if (spec.slopes == SlopeRecipe::bloom) {
-    for (const float slope : bloom_slopes(spec.heads)) plan.slope_f32.push_back(slope);
-  } else {
-    for (const double slope : plan.slope) plan.slope_f32.push_back(static_cast<float>(slope));  // held exactly
+  switch (spec.slopes) {
+    case SlopeRecipe::bloom:
+      for (const float slope : bloom_slopes(spec.heads)) plan.slope_f32.push_back(slope);
+      break;
+    case SlopeRecipe::mpt:
+      for (const float slope : mpt_slopes(spec.heads)) plan.slope_f32.push_back(slope);
+      break;
+    case SlopeRecipe::exact:
+      for (const double slope : plan.slope) plan.slope_f32.push_back(static_cast<float>(slope));  // held exactly
+      break;
   }
   return plan;
 }
@@ -122,15 +128,19 @@ void alibi_bias(const AlibiPlan& plan, std::int64_t q_first, std::int64_t q_len,
   check_position_range("key position", k_first, k_len, kLargestTablePosition);
   if (k_len > std::numeric_limits<std::int32_t>::max())
     throw SpecError(fmt::format("an ALiBi row of {} keys is longer than 2^31 - 1; split the call", k_len));
-  const bool causal = plan.spec.mode == AlibiMode::causal;
+  const AlibiMode mode = plan.spec.mode;
+  // key: +m (k_first + k), at the anchor offset -k_first; last-key: -m (last - k); else -m |i - j|.
+  const double sign = mode == AlibiMode::key ? 1.0 : -1.0;
   const auto row_function = plan.spec.precision == PrecisionClass::fp32_angle ? &alibi_row<T, true> : &alibi_row<T, false>;
   const std::int64_t heads = static_cast<std::int64_t>(plan.slope.size());
 #pragma omp parallel for collapse(2) schedule(static) if (heads * q_len * k_len >= kElementsWorthThreads)
   for (std::int64_t h = 0; h < heads; ++h)
     for (std::int64_t q = 0; q < q_len; ++q) {
-      const std::int64_t offset = q_first + q - k_first;  // keys past this one are in the future
-      const std::int64_t first_masked = causal ? std::clamp<std::int64_t>(offset + 1, 0, k_len) : k_len;
-      row_function(static_cast<double>(offset), static_cast<std::int32_t>(k_len), static_cast<std::int32_t>(first_masked),
+      const std::int64_t offset = mode == AlibiMode::key        ? -k_first
+                                  : mode == AlibiMode::last_key ? k_len - 1
+                                                                : q_first + q - k_first;  // later keys: the future
+      const std::int64_t first_masked = mode == AlibiMode::causal ? std::clamp<std::int64_t>(offset + 1, 0, k_len) : k_len;
+      row_function(static_cast<double>(offset), sign, static_cast<std::int32_t>(k_len), static_cast<std::int32_t>(first_masked),
                    plan.slope[static_cast<std::size_t>(h)], plan.slope_f32[static_cast<std::size_t>(h)],
                    out + (h * q_len + q) * k_len);
     }

@@ -42,7 +42,8 @@ struct AlibiPlan {
 AlibiPlan make_alibi_plan(const Spec& spec);
 
 // The bias of every head for queries q_first .. q_first + q_len - 1 and keys
-// k_first .. k_first + k_len - 1, contiguous [heads][q][k]; -inf where causal masks the key.
+// k_first .. k_first + k_len - 1, contiguous [heads][q][k]; -inf where causal masks the key;
+// under last-key, the anchor is the last of these keys.
 // Throws SpecError for positions past kLargestTablePosition or k_len above 2^31 - 1.
 template <class T>
 void alibi_bias(const AlibiPlan& plan, std::int64_t q_first, std::int64_t q_len, std::int64_t k_first,

@@ -80,7 +80,8 @@ struct BiasStrides {
 // ALiBi biases [heads, q, k] with strides.
 struct DeviceAlibiPlan {
   std::int64_t heads = 0, q_first = 0, q_len = 0, k_first = 0, k_len = 0;
-  bool causal = false, float_angle = false;
+  int mode = 0;  // pec_alibi_mode
+  bool float_angle = false;
   const double* slope = nullptr;     // [heads]
   const float* slope_f32 = nullptr;  // [heads]
 };

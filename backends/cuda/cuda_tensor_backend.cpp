@@ -118,7 +118,7 @@ void run_alibi(const KernelPlace& place, KernelCall& call) {
   device.q_len = call.rows;
   device.k_first = call.key_first;
   device.k_len = call.keys;
-  device.causal = call.spec.mode == AlibiMode::causal;
+  device.mode = static_cast<int>(call.spec.mode);
   device.float_angle = call.spec.precision == PrecisionClass::fp32_angle;
   device.slope = static_cast<const double*>(slopes->data());
   device.slope_f32 = static_cast<const float*>(slopes_f32->data());

@@ -150,8 +150,8 @@ template <class S>
 PEC_FN void alibi_thread(pec_i64 thread, const DeviceAlibiPlan& plan, void* out, const BiasStrides& stride) {
   using Compute = typename S::Compute;
   const pec_i64 k = thread % plan.k_len, q = (thread / plan.k_len) % plan.q_len, h = thread / (plan.k_len * plan.q_len);
-  const double bias = pec_alibi_bias(plan.q_first + q, plan.k_first + k, plan.slope[h], plan.slope_f32[h], plan.float_angle,
-                                     plan.causal);
+  const double bias = pec_alibi_bias(plan.q_first + q, plan.k_first + k, plan.k_first + plan.k_len - 1, plan.slope[h],
+                                     plan.slope_f32[h], plan.float_angle, plan.mode);
   static_cast<typename S::Bits*>(out)[h * stride.head + q * stride.query + k * stride.key] = S::store(static_cast<Compute>(bias));
 }
 

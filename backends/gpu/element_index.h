@@ -109,14 +109,19 @@ PEC_FN pec_i64 pec_sinusoid_row_position(int absolute, pec_i64 first, pec_i64 r,
   return clamp_len > 0 && position > clamp_len ? clamp_len : position;
 }
 
-/* ALiBi's bias of (query, key) for one head: -slope |query - key| (exact-angle: in double;
- * fp32-angle: float32 slope times float32 distance, rounded once to float32), -infinity for a
- * key after the query under causal. Positions are below 2^40, so the distance is exact. */
-PEC_FN double pec_alibi_bias(pec_i64 query, pec_i64 key, double slope, float slope_f32, int float_angle, int causal) {
-  if (causal && key > query) return -PEC_INFINITY;
-  const double distance = fabs((double)(query - key));
-  if (float_angle) return -(double)(float)((double)slope_f32 * (double)(float)distance);
-  return -(slope * distance);
+/* ALiBi's bias of (query, key) for one head, `mode` a pec_alibi_mode (kernel_abi.h): -slope
+ * |query - key| (0 symmetric; 1 causal, -infinity for a key after the query), slope key (2, key)
+ * or -slope (last_key - key) (3, last-key; last_key the call's last key). Exact-angle: in double;
+ * fp32-angle: float32 slope times float32 distance, rounded once to float32. Positions are below
+ * 2^40, so the distance is exact. */
+PEC_FN double pec_alibi_bias(pec_i64 query, pec_i64 key, pec_i64 last_key, double slope, float slope_f32, int float_angle,
+                             int mode) {
+  if (mode == 1 && key > query) return -PEC_INFINITY;
+  const pec_i64 anchor = mode == 2 ? 0 : mode == 3 ? last_key : query;
+  const double sign = mode == 2 ? 1.0 : -1.0;
+  const double distance = fabs((double)(anchor - key));
+  if (float_angle) return sign * (double)(float)((double)slope_f32 * (double)(float)distance);
+  return sign * (slope * distance);
 }
 
 /* T5's bucket of relative = key - query (transformers' _relative_position_bucket): distances

@@ -71,7 +71,7 @@
 #define PEC_RELATIVE_Q_LEN 2
 #define PEC_RELATIVE_K_FIRST 3
 #define PEC_RELATIVE_K_LEN 4
-#define PEC_RELATIVE_CAUSAL 5        /* ALiBi */
+#define PEC_RELATIVE_MODE 5          /* ALiBi: pec_alibi_mode */
 #define PEC_RELATIVE_FLOAT_ANGLE 6   /* ALiBi */
 #define PEC_RELATIVE_BIDIRECTIONAL 7 /* T5 */
 #define PEC_RELATIVE_UPPER_HALF 8    /* T5 */

@@ -88,11 +88,13 @@ class OpenClEvaluator final : public Evaluator {
       call.outputs.push_back(point_buffer(type, {1, 1, 1, spec_.d}));
       return call;
     }
-    call.first = p;
-    call.rows = 1;
-    call.key_first = q;
-    call.keys = 1;
     const bool alibi = spec_.family == Family::alibi;
+    const AlibiPointCall single = alibi ? alibi_point_call(spec_, point) : AlibiPointCall{spec_.mode, p, q};
+    call.spec.mode = single.mode;
+    call.first = single.query;
+    call.rows = 1;
+    call.key_first = single.key;
+    call.keys = 1;
     call.outputs.push_back(point_buffer(alibi ? type : ElementType::int32, {1, alibi ? spec_.heads : 1, 1, 1}));
     return call;
   }

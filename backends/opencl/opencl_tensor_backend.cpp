@@ -318,7 +318,7 @@ class OpenClTensorBackend final : public TensorBackend {
     }
     std::vector<cl_long> args = relative_args(call);
     args[PEC_RELATIVE_HEADS] = static_cast<cl_long>(plan.slope.size());
-    args[PEC_RELATIVE_CAUSAL] = call.spec.mode == AlibiMode::causal;
+    args[PEC_RELATIVE_MODE] = static_cast<cl_long>(call.spec.mode);
     args[PEC_RELATIVE_FLOAT_ANGLE] = call.spec.precision == PrecisionClass::fp32_angle;
     const DeviceBuffer& slope_buffer = staged_local(kPlan, slopes);
     const DeviceBuffer& arg_buffer = staged_local(kArgs, args);

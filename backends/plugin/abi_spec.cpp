@@ -15,7 +15,8 @@ static_assert(static_cast<int>(Layout::half) == PEC_LAYOUT_HALF &&
 static_assert(static_cast<int>(PrecisionClass::lowp_cache) == PEC_LOWP_CACHE);
 static_assert(static_cast<int>(ThetaRecipe::ggml) == PEC_THETA_GGML && static_cast<int>(ThetaRecipe::exp_log) == PEC_THETA_EXP_LOG &&
               static_cast<int>(ThetaRecipe::mlx) == PEC_THETA_MLX);
-static_assert(static_cast<int>(SlopeRecipe::bloom) == PEC_SLOPES_BLOOM);
+static_assert(static_cast<int>(SlopeRecipe::bloom) == PEC_SLOPES_BLOOM && static_cast<int>(SlopeRecipe::mpt) == PEC_SLOPES_MPT);
+static_assert(static_cast<int>(AlibiMode::causal) == PEC_ALIBI_CAUSAL && static_cast<int>(AlibiMode::last_key) == PEC_ALIBI_LAST_KEY);
 static_assert(static_cast<int>(RoundsIn::compute) == PEC_IN_COMPUTE && static_cast<int>(RoundsIn::storage) == PEC_IN_STORAGE);
 static_assert(static_cast<int>(PlanKind::yarn) == PEC_PLAN_YARN && static_cast<int>(PlanKind::custom) == PEC_PLAN_CUSTOM &&
               static_cast<int>(PlanKind::proportional) == PEC_PLAN_PROPORTIONAL);
@@ -89,6 +90,7 @@ AbiSpec::AbiSpec(const Spec& spec)
   flat_.sections_interleaved = spec.section_mode == SectionMode::interleaved;
   flat_.heads = spec.heads;
   flat_.causal = spec.mode == AlibiMode::causal;
+  flat_.alibi_mode = static_cast<std::int32_t>(spec.mode);
   flat_.buckets = spec.buckets;
   flat_.max_distance = spec.max_distance;
   flat_.bidirectional = spec.bidirectional;

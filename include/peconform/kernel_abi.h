@@ -109,9 +109,18 @@ typedef enum pec_rounds_in {
                          on bf16 tensors) */
 } pec_rounds_in;
 
+/* What an ALiBi bias measures (README, `mode`), for pec_spec.alibi_mode. */
+typedef enum pec_alibi_mode {
+  PEC_ALIBI_SYMMETRIC = 0, /* -m|i - j| */
+  PEC_ALIBI_CAUSAL = 1,    /* -m(i - j), and -inf for the keys j > i */
+  PEC_ALIBI_KEY = 2,       /* +m j, the key's own position, at every query (fairseq, Bloom, Falcon) */
+  PEC_ALIBI_LAST_KEY = 3   /* -m(J - j), J = key_first + keys - 1, at every query (MPT) */
+} pec_alibi_mode;
+
 typedef enum pec_slope_recipe {
   PEC_SLOPES_EXACT = 0, /* ALiBi slopes correctly rounded */
-  PEC_SLOPES_BLOOM = 1  /* Bloom's float32 pow of a float32 base */
+  PEC_SLOPES_BLOOM = 1, /* Bloom's float32 pow of a float32 base */
+  PEC_SLOPES_MPT = 2    /* MPT's 1 / pow(2, k * (8 / n')) in float32 */
 } pec_slope_recipe;
 
 /* The frequency plan (README "Frequency plans"); keys a kind does not use hold their defaults. */
@@ -177,7 +186,7 @@ typedef struct pec_spec {
   int32_t section_count; /* mrope: how many of sections[] are used */
   int32_t sections_interleaved; /* mrope: 1 for Qwen3-VL's interleaved sections */
   int32_t heads;         /* alibi: head count */
-  int32_t causal;        /* alibi: 1 for mode=causal */
+  int32_t causal;        /* alibi: 1 for mode=causal (alibi_mode, below, tells every mode apart) */
   int32_t buckets, max_distance, bidirectional; /* t5 */
   int32_t k;             /* shaw: clipping distance */
   int64_t clamp_len;     /* xl: 0 for none */
@@ -187,6 +196,10 @@ typedef struct pec_spec {
    * default, PEC_IN_COMPUTE (as PEC_LOWP_CACHE, below, it sees through `precision`). */
   int32_t cache;         /* rotary: pec_rounds_in; PEC_IN_STORAGE under PEC_LOWP_CACHE too */
   int32_t math;          /* rotary: pec_rounds_in */
+  /* Added after `math`: a library built before it reads `causal` alone, so a pattern of its
+   * that leaves `mode` to the campaign (`alibi(*)`, `mode=*`) must be rebuilt against this
+   * header; one that names `mode=symmetric|causal` is unaffected. */
+  int32_t alibi_mode;    /* alibi: pec_alibi_mode */
 } pec_spec;
 
 /* One kernel call. Tensor shapes by family (every stride in elements, any order and padding

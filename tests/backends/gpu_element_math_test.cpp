@@ -264,10 +264,13 @@ TEST(GpuElementMath, SinusoidElementsAreTheCpuTablesInEveryLayout) {
 
 TEST(GpuElementMath, AlibiBiasIsTheCpusForEveryHeadQueryAndKey) {
   for (const char* text : {"alibi(heads=12,mode=causal)", "alibi(heads=8)", "alibi(heads=12,precision=fp32-angle)",
-                           "alibi(heads=5,slopes=bloom,precision=fp32-angle,mode=causal)", "alibi(heads=12,slopes=bloom,precision=fp32-angle)"}) {
+                           "alibi(heads=5,slopes=bloom,precision=fp32-angle,mode=causal)", "alibi(heads=12,slopes=bloom,precision=fp32-angle)",
+                           "alibi(heads=12,mode=key)", "alibi(heads=6,slopes=mpt,precision=fp32-angle,mode=key)",
+                           "alibi(heads=12,mode=last-key)", "alibi(heads=24,slopes=mpt,precision=fp32-angle,mode=last-key)"}) {
     const Spec spec = Spec::parse(text);
     const AlibiPlan plan = make_alibi_plan(spec);
-    const bool causal = spec.mode == AlibiMode::causal, float_angle = spec.precision == PrecisionClass::fp32_angle;
+    const int mode = static_cast<int>(spec.mode);
+    const bool float_angle = spec.precision == PrecisionClass::fp32_angle;
     // Keys beside the queries, and keys 2^39 + 2^15 before them: distances that float32 cannot
     // hold, around the midpoint between two float32 values, where rounding them decides.
     const std::int64_t far_query = (std::int64_t{1} << 40) - 64;
@@ -282,8 +285,8 @@ TEST(GpuElementMath, AlibiBiasIsTheCpusForEveryHeadQueryAndKey) {
         for (std::int64_t q = 0; q < kQueries; ++q)
           for (std::int64_t k = 0; k < kKeys; ++k) {
             const auto head = static_cast<std::size_t>(h);
-            const double gpu = pec_alibi_bias(q_first + q, k_first + k, plan.slope[head], static_cast<float>(plan.slope_f32[head]),
-                                              float_angle, causal);
+            const double gpu = pec_alibi_bias(q_first + q, k_first + k, k_first + kKeys - 1, plan.slope[head],
+                                              static_cast<float>(plan.slope_f32[head]), float_angle, mode);
             const double expected = cpu[static_cast<std::size_t>((h * kQueries + q) * kKeys + k)];
             ASSERT_EQ(std::bit_cast<std::uint64_t>(expected), std::bit_cast<std::uint64_t>(gpu))
                 << text << " head " << h << " query " << q_first + q << " key " << k_first + k;

@@ -275,5 +275,25 @@ TEST(ThetaRecipe, BloomSlopesArePowfOfAFloat32Base) {
   EXPECT_THROW(bloom_slopes(0), SpecError);
 }
 
+// transformers 5.23's build_mpt_alibi_tensor on torch 2.15 (CPU), printed: 12 heads take the
+// paper's order (2^-1 .. 2^-8, then 2^-0.5 .. 2^-3.5 in float32), and 96 heads' heads 64, 65,
+// 66 and 72 are one ulp above the correctly rounded 2^(-(2k+1)/16): 1 / powf(2, e) rounds twice.
+TEST(ThetaRecipe, MptSlopesAreTheReciprocalOfPowfAsTransformersFormsThem) {
+  const std::vector<float> twelve = mpt_slopes(12);
+  const float printed_twelve[12] = {0x1p-1f, 0x1p-2f, 0x1p-3f, 0x1p-4f, 0x1p-5f, 0x1p-6f, 0x1p-7f, 0x1p-8f,
+                                    0x1.6a09e6p-1f, 0x1.6a09e6p-2f, 0x1.6a09e6p-3f, 0x1.6a09e6p-4f};
+  ASSERT_EQ(twelve.size(), 12u);
+  for (std::size_t h = 0; h < 12; ++h) EXPECT_EQ(twelve[h], printed_twelve[h]) << h;
+  const std::vector<float> ninety_six = mpt_slopes(96);
+  ASSERT_EQ(ninety_six.size(), 96u);
+  const std::pair<std::size_t, float> printed[] = {{64, 0x1.ea4afcp-1f}, {65, 0x1.c199c0p-1f}, {66, 0x1.9c491ap-1f}, {72, 0x1.ea4afcp-2f}};
+  const std::vector<double> exact = alibi_slopes(96);
+  for (const auto& [head, value] : printed) {
+    EXPECT_EQ(ninety_six[head], value) << head;
+    EXPECT_NE(static_cast<float>(exact[head]), value) << head << ": the printed slope is not the correctly rounded one";
+  }
+  EXPECT_THROW(mpt_slopes(0), SpecError);
+}
+
 }  // namespace
 }  // namespace peconform::cpu

@@ -46,6 +46,46 @@ TEST(Verifier, PassesTheCpuKernels) {
   EXPECT_LE(rope.stats.worst_ratio, 1.0);
 }
 
+// One head's slope is 2^-8, so every bias is exact in fp32 and written here by hand: queries
+// 5..7 against keys 7..17. key (Bloom, Falcon): +2^-8 j at every query; last-key (MPT): -2^-8
+// (17 - j); causal: -2^-8 (i - j), -inf past i. Each mode's values pass its own spec, and a
+// kernel that writes another mode's values (a bias anchored at the query, the sign of key) fails.
+TEST(Verifier, JudgesEachAlibiModeAgainstItsOwnAnchor) {
+  constexpr std::int64_t kFirstQuery = 5, kQueries = 3, kFirstKey = 7, kKeys = 11, kLastKey = kFirstKey + kKeys - 1;
+  auto hand_bias = [](const std::string& mode, std::int64_t i, std::int64_t j) {
+    if (mode == "key") return std::ldexp(static_cast<double>(j), -8);
+    if (mode == "last-key") return -std::ldexp(static_cast<double>(kLastKey - j), -8);
+    return j > i ? -INFINITY : -std::ldexp(static_cast<double>(i - j), -8);
+  };
+  auto case_text = [&](const std::string& mode) {
+    return fmt::format("alibi(heads=1,mode={},dtype=fp32) | seq={} keys={} offset={} key_offset={} seed=1", mode, kQueries, kKeys,
+                       kFirstQuery, kFirstKey);
+  };
+  for (const std::string mode : {"key", "last-key", "causal"}) {
+    KernelCall call = ran(case_text(mode));
+    const Buffer& out = call.outputs[0];
+    for (std::int64_t q = 0; q < kQueries; ++q)
+      for (std::int64_t k = 0; k < kKeys; ++k)
+        ASSERT_EQ(static_cast<double>(out.value(out.offset_of(0, 0, q, k))), hand_bias(mode, kFirstQuery + q, kFirstKey + k))
+            << mode << " query " << kFirstQuery + q << " key " << kFirstKey + k;
+    EXPECT_FALSE(verify_call(call).failed()) << mode;
+    for (const std::string other : {"key", "last-key", "causal"}) {
+      if (other == mode) continue;
+      KernelCall wrong = ran(case_text(mode));
+      Buffer& written = wrong.outputs[0];
+      for (std::int64_t q = 0; q < kQueries; ++q)
+        for (std::int64_t k = 0; k < kKeys; ++k)
+          written.set_bits(written.offset_of(0, 0, q, k),
+                           std::bit_cast<std::uint32_t>(static_cast<float>(hand_bias(other, kFirstQuery + q, kFirstKey + k))));
+      const CaseVerdict verdict = verify_call(wrong);
+      ASSERT_TRUE(verdict.failed()) << other << "'s values under mode=" << mode;
+      if (mode == "last-key") {
+        EXPECT_NE(verdict.first_failure->input.find("last key 17"), std::string::npos) << verdict.first_failure->input;
+      }
+    }
+  }
+}
+
 TEST(Verifier, RejectsAnErrorPastTheBound) {
   KernelCall call = ran(kRope);
   Buffer& out = call.outputs[0];

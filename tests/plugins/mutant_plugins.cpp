@@ -697,8 +697,9 @@ pec_status t5_distance_sign_reversed(const pec_call* call, char* error, size_t s
   });
 }
 
-// ALiBi of its own: the bias -m_h |i - j| (causal: -m_h (i - j), -inf past the query) in
-// double, rounded once to the dtype, with the slopes given.
+// ALiBi of its own: the bias -m_h |i - j| (causal: -m_h (i - j), -inf past the query; key:
+// +m_h j; last-key: -m_h (J - j), J the call's last key) in double, rounded once to the dtype,
+// with the slopes given.
 pec_status alibi_with_slopes(const pec_call* call, const std::vector<double>& slopes, char* error, size_t size) {
   const Spec spec = spec_of(call);
   const DLTensor& out = call->outputs[0];
@@ -708,11 +709,15 @@ pec_status alibi_with_slopes(const pec_call* call, const std::vector<double>& sl
   for (std::int64_t h = 0; h < out.shape[0]; ++h)
     for (std::int64_t q = 0; q < call->rows; ++q)
       for (std::int64_t k = 0; k < call->keys; ++k) {
-        const std::int64_t distance = (call->first + q) - (call->key_first + k);
+        const std::int64_t key = call->key_first + k;
+        const std::int64_t distance = spec.mode == peconform::AlibiMode::key        ? -key
+                                      : spec.mode == peconform::AlibiMode::last_key ? call->key_first + call->keys - 1 - key
+                                                                                    : call->first + q - key;
         const std::int64_t index[3] = {h, q, k};
         const double slope = slopes[static_cast<std::size_t>(h)];
-        const double bias = causal ? (distance < 0 ? -INFINITY : -(slope * static_cast<double>(distance)))
-                                   : -(slope * static_cast<double>(std::llabs(distance)));
+        const bool signed_distance = spec.mode != peconform::AlibiMode::symmetric;
+        const double bias = causal && distance < 0 ? -INFINITY
+                                                   : -(slope * static_cast<double>(signed_distance ? distance : std::llabs(distance)));
         store(out, element_at(out, index), bias);
       }
   return PEC_OK;

@@ -504,10 +504,12 @@ std::vector<Mutant> build_mutants() {
   add("alibi-pow2-slopes-for-any-heads", "the power-of-two slope formula used for every head count (mlx #3071)",
       values_only([](const Spec& spec, const Point&, std::span<const Wide>, std::vector<Wide>& values, const Evaluator& correct) {
         if (spec.family != Family::alibi) return;
-        const std::vector<Wide> unit = correct.evaluate(Point{{1, 0, 0}}, {});
+        // The correct slope m: -bias one step from the diagonal, or the bias of key 1 under key and last-key.
+        const bool from_key = spec.mode == AlibiMode::key || spec.mode == AlibiMode::last_key;
+        const std::vector<Wide> unit = correct.evaluate(Point{{from_key ? 0 : 1, from_key ? 1 : 0, 0}}, {});
         for (std::size_t h = 0; h < values.size(); ++h) {
           const Wide wrong = pow(Wide(2), Wide(-8 * static_cast<int>(h + 1)) / Wide(spec.heads));
-          if (isfinite(values[h])) values[h] *= wrong / -unit[h];
+          if (isfinite(values[h])) values[h] *= wrong / (from_key ? unit[h] : -unit[h]);
         }
       }));
   add("alibi-mask-includes-diagonal", "the causal ALiBi mask off by one, hiding the query's own key",

@@ -29,8 +29,9 @@ __kernel void pec_sinusoid(PEC_GLOBAL const double* frequencies, PEC_GLOBAL cons
 /* ALiBi: work-item (key, query, head) of a [1, heads, q, k] bias. */
 __kernel void pec_alibi(PEC_GLOBAL const double* slopes, PEC_GLOBAL const long* args, PEC_GLOBAL pec_raw* out) {
   const long k = (long)get_global_id(0), q = (long)get_global_id(1), h = (long)get_global_id(2);
-  const double bias = pec_alibi_bias(args[PEC_RELATIVE_Q_FIRST] + q, args[PEC_RELATIVE_K_FIRST] + k, slopes[2 * h],
-                                     (float)slopes[2 * h + 1], (int)args[PEC_RELATIVE_FLOAT_ANGLE], (int)args[PEC_RELATIVE_CAUSAL]);
+  const long last_key = args[PEC_RELATIVE_K_FIRST] + args[PEC_RELATIVE_K_LEN] - 1;
+  const double bias = pec_alibi_bias(args[PEC_RELATIVE_Q_FIRST] + q, args[PEC_RELATIVE_K_FIRST] + k, last_key, slopes[2 * h],
+                                     (float)slopes[2 * h + 1], (int)args[PEC_RELATIVE_FLOAT_ANGLE], (int)args[PEC_RELATIVE_MODE]);
   PEC_GLOBAL const long* stride = args + PEC_RELATIVE_OUT_STRIDE;
   pec_store(out, args[PEC_RELATIVE_OUT_ORIGIN] + h * stride[1] + q * stride[2] + k * stride[3], (pec_compute)bias);
 }
