@@ -39,6 +39,8 @@ std::string legend() {
   return html + "</ul>\n";
 }
 
+std::string cases(std::uint64_t count) { return fmt::format("{} case{}", grouped(count), count == 1 ? "" : "s"); }
+
 // What a drawn cell shows: the worst ratio (a cross first where a case failed, "=" where
 // nothing had a bound) over its case count.
 std::string cell_text(Shade shade, const harness::CellStats& s) {
@@ -47,18 +49,18 @@ std::string cell_text(Shade shade, const harness::CellStats& s) {
       return fmt::format("&#x2717;{}<small>{} of {} failed</small>", s.worst_ratio > 0 ? " " + significant(s.worst_ratio) : "",
                          grouped(s.failed_cases), grouped(s.cases));
     case Shade::bit_exact:
-      return fmt::format("=<small>{} cases</small>", grouped(s.cases));
+      return fmt::format("=<small>{}</small>", cases(s.cases));
     case Shade::unbounded:
-      return fmt::format("no bound<small>{} cases</small>", grouped(s.cases));
+      return fmt::format("no bound<small>{}</small>", cases(s.cases));
     default:
-      return fmt::format("{}<small>{} cases</small>", significant(s.worst_ratio), grouped(s.cases));
+      return fmt::format("{}<small>{}</small>", significant(s.worst_ratio), cases(s.cases));
   }
 }
 
 std::string cell_title(const harness::CellKey& key, const harness::CellStats& s) {
-  return fmt::format("{}: worst error / bound {} over {} bounded elements; {} elements in {} cases, {} failed",
+  return fmt::format("{}: worst error / bound {} over {} bounded elements; {} elements in {}, {} failed",
                      cell_name(key), significant(s.worst_ratio), grouped(s.bounded_elements), grouped(s.elements),
-                     grouped(s.cases), grouped(s.failed_cases));
+                     cases(s.cases), grouped(s.failed_cases));
 }
 
 }  // namespace

@@ -76,6 +76,13 @@ TEST(OverviewGrid, EachCellHoldsItsRatioAndCasesAndLinksToItsRow) {
 }
 
 // Four families by five dtype-class columns, five drawn: fifteen hatched cells, each naming its cell.
+TEST(OverviewGrid, OneCaseIsNotCases) {
+  harness::CampaignResult result;
+  result.cells[{"cpu", "rope", "fp32", "exact-angle"}] = bounded(0.75);
+  result.cells[{"cpu", "rope", "fp32", "exact-angle"}].cases = 1;
+  EXPECT_NE(overview_grid(result).find(">0.75<small>1 case</small></a></td>"), std::string::npos);
+}
+
 TEST(OverviewGrid, CellsNotDrawnAreHatchedAndLinkNowhere) {
   const std::string html = overview_grid(sample_result());
   const std::regex not_drawn("<td class=\"not-drawn\"><span title=\"[^\"]+: no case drawn\">&ndash;</span></td>");
