@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "reports/number_text.hpp"
+
 namespace peconform {
 
 std::string verdict_word(const harness::CampaignResult& result) {
@@ -15,8 +17,8 @@ std::string verdict_line(const harness::CampaignResult& result) {
   const auto failing_properties = std::count_if(result.properties.begin(), result.properties.end(),
                                                 [](const harness::PropertyVerdict& p) { return !p.passed; });
   std::string line = fmt::format("{}: {} failing case{} in {} elements checked, {} of {} properties failing",
-                                 verdict_word(result), result.failures.size(), result.failures.size() == 1 ? "" : "s",
-                                 result.total_elements(), failing_properties, result.properties.size());
+                                 verdict_word(result), grouped(result.failures.size()), result.failures.size() == 1 ? "" : "s",
+                                 grouped(result.total_elements()), failing_properties, result.properties.size());
   if (result.info.partial) line += fmt::format(" (partial run: {})", result.info.partial_reason);
   return line;
 }

@@ -5,7 +5,13 @@
 #include <fmt/format.h>
 #include <map>
 
+#include "reports/case_brief.hpp"
+#include "reports/failure_cards.hpp"
+#include "reports/number_text.hpp"
+#include "reports/overview_grid.hpp"
+#include "reports/report_anchors.hpp"
 #include "reports/report_facts.hpp"
+#include "reports/report_style.hpp"
 #include "reports/svg_plot.hpp"
 #include "reports/xml_escape.hpp"
 
@@ -14,25 +20,6 @@ namespace {
 
 using harness::kPositionBins;
 using harness::kRatioBins;
-
-constexpr const char* kStyle = R"(
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1300px; padding: 0 1em; color: #222; }
-h1 { margin-bottom: 0.2em; }
-.verdict { font-size: 1.3em; font-weight: bold; padding: 0.4em 0.8em; border-radius: 4px; display: inline-block; }
-.verdict.pass { background: #e6f4ea; color: #1e6b34; }
-.verdict.fail { background: #fde8e8; color: #9b1c1c; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-tr.fail td { background: #fde8e8; }
-tr.loose td { background: #fff8e1; }
-code, pre { font-family: ui-monospace, monospace; font-size: 0.95em; }
-pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
-.charts { display: flex; flex-wrap: wrap; gap: 1em; }
-figure { margin: 0; }
-figcaption { font-size: 0.9em; color: #555; }
-)";
 
 std::string esc(std::string_view text) { return xml_text(text); }
 
@@ -128,7 +115,7 @@ std::string histogram_chart(const std::string& family, const FamilyErrors& error
 void plots(std::string& html, const harness::CampaignResult& result) {
   html += "<h2>Error against the bound, per family</h2>\n";
   for (const auto& [family, errors] : by_family(result)) {
-    html += fmt::format("<h3>{}</h3>\n", esc(family));
+    html += fmt::format("<h3 id=\"{}\">{}</h3>\n", family_anchor(family), esc(family));
     const bool any_ratio =
         std::any_of(errors.worst_by_position.begin(), errors.worst_by_position.end(), [](double r) { return r > 0; });
     const bool any_count =
@@ -160,21 +147,35 @@ void run_info(std::string& html, const harness::CampaignResult& result) {
   html += "</table>\n";
 }
 
+// An element count where columns are many: exact below 10,000, else "4.9e8" with the exact count on hovering.
+std::string count_cell(std::uint64_t count) {
+  if (count < 10'000) return fmt::format("<td class=\"n\">{}</td>", grouped(count));
+  return fmt::format("<td class=\"n\" title=\"{}\">{}</td>", grouped(count), short_count(count));
+}
+
+// The worst case's spec, cut short, with the whole case folded beneath: case strings run to
+// thousands of characters and would widen the table past the page.
+std::string worst_case_cell(const std::string& case_text) {
+  if (case_text.empty()) return "<td></td>";
+  return fmt::format("<td class=\"case\"><details><summary><code>{}</code></summary><code>{}</code></details></td>",
+                     esc(case_spec_brief(case_text)), esc(case_text));
+}
+
 void matrix(std::string& html, const harness::CampaignResult& result) {
   html +=
-      "<h2>Conformance matrix</h2>\n<table>\n<tr><th>Backend</th><th>Family</th><th>Dtype</th><th>Class</th>"
-      "<th>Cases</th><th>Failed</th><th>Elements</th><th>Unconstrained</th><th>Unconstrained from |&phi;|</th>"
-      "<th>Norm-checked pairs</th><th>Escalations</th><th>Max ULP</th>"
+      "<h2>Every cell</h2>\n<table class=\"cells\">\n<tr><th>Backend</th><th>Family</th><th>Dtype</th><th>Class</th>"
+      "<th>Cases</th><th>Failed</th><th>Elements</th><th>Uncon&shy;strained</th><th>Uncon&shy;strained from |&phi;|</th>"
+      "<th>Norm-checked pairs</th><th>Esca&shy;lations</th><th>Max ULP</th>"
       "<th>Worst ratio to bound</th><th>Worst case</th></tr>\n";
   for (const auto& [key, s] : result.cells) {
     const char* row = s.failed_cases > 0 ? " class=\"fail\"" : loose(s) ? " class=\"loose\"" : "";
     html += fmt::format(
-        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{:.3g}</td><td class=\"n\">{:.3g}</td><td><code>{}</code></td></tr>\n",
-        row, esc(key.backend), esc(key.family), esc(key.dtype), esc(key.precision), s.cases, s.failed_cases, s.elements,
-        s.unconstrained_elements, horizon_text(s.unconstrained_horizon), s.norm_checked_pairs, s.escalations, s.max_ulp,
-        s.worst_ratio, esc(s.worst_case));
+        "<tr id=\"{}\"{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+        "{}{}<td class=\"n\">{}</td>{}{}<td class=\"n\">{}</td><td class=\"n\">{}</td>{}</tr>\n",
+        cell_anchor(key), row, esc(key.backend), esc(key.family), esc(key.dtype), class_label(key.precision), grouped(s.cases),
+        grouped(s.failed_cases), count_cell(s.elements), count_cell(s.unconstrained_elements),
+        horizon_text(s.unconstrained_horizon), count_cell(s.norm_checked_pairs), count_cell(s.escalations),
+        significant(s.max_ulp), significant(s.worst_ratio), worst_case_cell(s.worst_case));
   }
   html += "</table>\n";
 }
@@ -187,8 +188,8 @@ void loose_bounds(std::string& html, const harness::CampaignResult& result) {
   std::string items;
   for (const auto& [key, s] : result.cells)
     if (loose(s))
-      items += fmt::format("<li><code>{}</code>: worst ratio {:.3g} over {} bounded elements</li>\n",
-                           esc(cell_name(key)), s.worst_ratio, s.bounded_elements);
+      items += fmt::format("<li><a href=\"#{}\"><code>{}</code></a>: worst ratio {} over {} bounded elements</li>\n",
+                           cell_anchor(key), esc(cell_name(key)), significant(s.worst_ratio), grouped(s.bounded_elements));
   html += items.empty() ? "<p>None.</p>\n" : "<ul>\n" + items + "</ul>\n";
 }
 
@@ -200,24 +201,9 @@ void properties(std::string& html, const harness::CampaignResult& result) {
   html += "<table>\n<tr><th>Property</th><th>Families</th><th>Cases</th><th>Verdict</th><th>Message</th></tr>\n";
   for (const harness::PropertyVerdict& p : result.properties)
     html += fmt::format("<tr{}><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>\n",
-                        p.passed ? "" : " class=\"fail\"", esc(p.name), esc(p.families), p.cases,
+                        p.passed ? "" : " class=\"fail\"", esc(p.name), esc(p.families), grouped(static_cast<std::uint64_t>(p.cases)),
                         p.passed ? "passed" : "failed", p.message.empty() ? "" : "<pre>" + esc(p.message) + "</pre>");
   html += "</table>\n";
-}
-
-void failures(std::string& html, const harness::CampaignResult& result) {
-  html += "<h2>Failures</h2>\n";
-  if (result.failures.empty()) {
-    html += "<p>None.</p>\n";
-    return;
-  }
-  int number = 0;
-  for (const harness::FailureRecord& f : result.failures) {
-    html += fmt::format("<h3>{}. <code>{}</code>{}</h3>\n<table>\n", ++number, esc(f.case_text), f.flaky ? " (flaky)" : "");
-    for (const Fact& fact : failure_facts(f))
-      html += fmt::format("<tr><th>{}</th><td><code>{}</code></td></tr>\n", esc(fact.label), esc(fact.value));
-    html += fmt::format("</table>\n<p>Replay:</p>\n<pre>{}</pre>\n", esc(f.replay_command));
-  }
 }
 
 }  // namespace
@@ -227,13 +213,14 @@ std::string report_html(const harness::CampaignResult& result) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>peconform conformance "
       "report</title>\n"
       "<style>{}</style>\n</head>\n<body>\n<h1>peconform conformance report</h1>\n<p class=\"verdict {}\">{}</p>\n",
-      kStyle, result.conformant() ? "pass" : "fail", esc(verdict_line(result)));
+      report_css(), result.conformant() ? "pass" : "fail", esc(verdict_line(result)));
+  if (!result.failures.empty()) html += "<h2>Failing cases</h2>\n" + failure_cards(result);
+  html += "<h2>Overview</h2>\n" + overview_grid(result);
   run_info(html, result);
   matrix(html, result);
   loose_bounds(html, result);
   plots(html, result);
   properties(html, result);
-  failures(html, result);
   html += "</body>\n</html>\n";
   return html;
 }

@@ -49,7 +49,7 @@ TEST(ReportHtml, MarksAFlakyFailure) {
 TEST(ReportHtml, TheMatrixCountsThePairsWhoseNormWasCheckedPastTheHorizon) {
   const std::string html = report_html(sample_result());
   EXPECT_NE(html.find("<th>Norm-checked pairs</th>"), std::string::npos);
-  EXPECT_NE(html.find("<td class=\"n\">2^22.4</td><td class=\"n\">4800</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"n\">2^22.4</td><td class=\"n\">4,800</td>"), std::string::npos);
 }
 
 TEST(ReportHtml, PlotsEachFamilyWithBoundedElements) {
@@ -85,6 +85,71 @@ TEST(ReportHtml, DrawsAnInfiniteRatioOnTheTopEdgeAndPrintsItAsInf) {
   EXPECT_EQ(html.find("=\"inf"), std::string::npos);
   EXPECT_EQ(html.find("=\"nan"), std::string::npos);
   EXPECT_EQ(html.find(",inf"), std::string::npos);
+}
+
+TEST(ReportHtml, FailingCasesComeFirstAsCardsWithTheReplayLineOfTheJson) {
+  const harness::CampaignResult result = sample_result();
+  const std::string html = report_html(result);
+  EXPECT_LT(html.find("<h2>Failing cases</h2>"), html.find("<h2>Overview</h2>"));
+  EXPECT_EQ(occurrences(html, "<article class=\"card\""), 2u);
+  for (const harness::FailureRecord& f : result.failures)
+    EXPECT_EQ(occurrences(html, "<pre class=\"replay\">" + xml_text(f.replay_command) + "</pre>"), 1u) << f.replay_command;
+  EXPECT_NE(html.find("<h3>1. numeric in <a href=\"#cell/cpu/rope/float32/fp32-angle\">cpu/rope/float32/fp32-angle</a></h3>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<dt>element</dt><dd>out element 21 at (0, 2, 0, 5); 4 failing in this case</dd>\n"
+                      "<dt>position</dt><dd>131072</dd>\n<dt>reference</dt><dd><code>0x1.2p-2 (0.28125)</code></dd>\n"
+                      "<dt>actual</dt><dd><code>0x1.3p-2 (0.296875)</code></dd>\n<dt>error / bound</dt><dd>3.5</dd>\n"
+                      "<dt>kind</dt><dd>numeric</dd>"),
+            std::string::npos);
+}
+
+TEST(ReportHtml, AConformantReportHasNoCards) {
+  harness::CampaignResult result = sample_result();
+  result.failures.clear();
+  const std::string html = report_html(result);
+  EXPECT_EQ(html.find("Failing cases"), std::string::npos);
+  EXPECT_EQ(html.find("class=\"card\""), std::string::npos);
+}
+
+// A kernel failing hundreds of cases still shows the grid near the top: cards past the tenth are folded.
+TEST(ReportHtml, CardsPastTheTenthAreFolded) {
+  harness::CampaignResult result = sample_result();
+  while (result.failures.size() < 12) result.failures.push_back(result.failures[0]);
+  const std::string html = report_html(result);
+  EXPECT_EQ(occurrences(html, "<article class=\"card\""), 12u);
+  const std::size_t fold = html.find("<details><summary>2 more failing cases</summary>");
+  ASSERT_NE(fold, std::string::npos);
+  EXPECT_LT(html.find("<article class=\"card\" id=\"failure/10\">"), fold);
+  EXPECT_GT(html.find("<article class=\"card\" id=\"failure/11\">"), fold);
+}
+
+TEST(ReportHtml, EveryLinkLandsOnOneId) {
+  const std::string html = report_html(sample_result());
+  const std::regex link("href=\"#([^\"]+)\"");
+  int links = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), link); it != std::sregex_iterator(); ++it, ++links)
+    EXPECT_EQ(occurrences(html, fmt::format("id=\"{}\"", (*it)[1].str())), 1u) << (*it)[1];
+  // Five grid cells, four family headers, two cards, one loose cell.
+  EXPECT_EQ(links, 12);
+}
+
+TEST(ReportHtml, CountsAreGroupedAndLongOnesShortened) {
+  const std::string html = report_html(sample_result());
+  EXPECT_NE(html.find("<td class=\"n\" title=\"409,600\">4.1e5</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"n\">5,000</td>"), std::string::npos);
+  EXPECT_NE(html.find("worst ratio 0.02 over 5,000 bounded elements"), std::string::npos);
+}
+
+TEST(ReportHtml, TheWorstCaseIsFoldedUnderItsSpec) {
+  harness::CampaignResult result = sample_result();
+  std::string factors = "1.5";
+  for (int i = 1; i < 64; ++i) factors += ",1.5";
+  const std::string longrope = "rope(d=128,scaling=longrope(short=[" + factors + "])) | batch=1 seq=2";
+  result.cells.at({"cpu", "sinusoidal", "float32", "exact-angle"}).worst_case = longrope;
+  const std::string html = report_html(result);
+  EXPECT_NE(html.find("<td class=\"case\"><details><summary><code>rope(d=128,scaling=longrope(short=[64 values]))</code>"
+                      "</summary><code>" + longrope + "</code></details></td>"),
+            std::string::npos);
 }
 
 TEST(ReportHtml, RendersInHeadlessChromium) {

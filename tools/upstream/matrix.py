@@ -1,7 +1,9 @@
 """The upstream conformance matrix: every library's results (libraries/<library>.json, written by
 conformance.py; ggml's from its peconform reports under ggml/) assembled into one matrix.json and
 written as Markdown and as a standalone HTML page. Needs nothing but Python's standard library, so
-it runs with Debian's interpreter (ctest) as well as in each library's environment.
+it runs with Debian's interpreter (ctest) as well as in each library's environment. The page looks
+like a campaign's report.html: its style sheet is reports/report.css, its cells take the same
+shades of worst error / bound, and its numbers are written as reports/number_text.cpp writes them.
 
     /usr/bin/python3 tools/upstream/matrix.py [--out reports/upstream]
 """
@@ -9,6 +11,7 @@ import argparse
 import datetime
 import html as html_escape
 import json
+import math
 import pathlib
 import re
 
@@ -30,6 +33,60 @@ def brief(spec):
     """The spec with each long list (LongRoPE's factors) cut to its count, for the table; the
     failing cells' sections give it whole."""
     return re.sub(r"\[([^\[\]]{40,})\]", lambda m: f"[{m.group(1).count(',') + 1} values]", spec)
+
+
+def grouped(count):
+    """485632469 -> "485,632,469"."""
+    return f"{count:,}"
+
+
+def _without_trailing_zeros(number):
+    return number.rstrip("0").rstrip(".") if "." in number else number
+
+
+def significant(value):
+    """At most three significant digits, trailing zeros dropped: decimals from 0.001 up to 1000
+    ("0.996", "3.5"), a power of ten outside ("7.97e5", "1.23e-4"); "0", "inf", "nan"."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value == 0:
+        return "0"
+    mantissa, exponent = f"{value:.2e}".split("e")
+    exponent = int(exponent)  # after rounding to three digits: 999.6 is 1.00e+03
+    if -3 <= exponent < 3:
+        return _without_trailing_zeros(f"{value:.{2 - exponent}f}")
+    return f"{_without_trailing_zeros(mantissa)}e{exponent}"
+
+
+def short_count(count):
+    """Below 10,000 as grouped() writes it; from there two significant digits: "4.9e8"."""
+    if count < 10_000:
+        return grouped(count)
+    mantissa, exponent = f"{count:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def shade(cell):
+    """The cell's class in reports/report.css, as reports/overview_grid.cpp picks it: failed; else
+    the band of the worst error / bound ([0.5, 1], [0.25, 0.5), [0.1, 0.25), below 0.1 loose);
+    a ratio of 0 is an integer family compared bit for bit (the matrix keeps no count of bounded
+    elements to tell it from an exact float, and only T5's buckets have one)."""
+    if cell is None:
+        return "not-drawn"
+    if not cell["conformant"]:
+        return "failed"
+    ratio = cell["worst_ratio"]
+    if ratio == 0:
+        return "bit-exact"
+    if ratio >= 0.5:
+        return "within-2x"
+    if ratio >= 0.25:
+        return "within-4x"
+    if ratio >= 0.1:
+        return "within-10x"
+    return "loose"
 
 
 def ggml_library(folder):
@@ -135,9 +192,9 @@ def verdict(cell, row=None):
     bound (an out-of-bounds write, an exception), the kind of its first failure instead."""
     if cell is None:
         return "awaiting a recipe" if row and row.get("awaiting") else "not run"
-    text = f"{'conformant' if cell['conformant'] else cell['verdict']} ({cell['worst_ratio']:.3g})"
+    text = f"{'conformant' if cell['conformant'] else cell['verdict']} ({significant(cell['worst_ratio'])})"
     if not cell["conformant"] and cell["worst_ratio"] <= 1 and cell["failures"]:
-        text = f"{cell['verdict']} ({cell['failures'][0]['kind']}; numeric worst {cell['worst_ratio']:.3g})"
+        text = f"{cell['verdict']} ({cell['failures'][0]['kind']}; numeric worst {significant(cell['worst_ratio'])})"
     start = None if cell["conformant"] else first_position_over(cell)
     return f"{text}, from p ≥ {start}" if start else text
 
@@ -207,7 +264,7 @@ def markdown(matrix):
             any_failing = True
             lines += [f"### {library['library']}, {cell['key']}: {cell['column']}", "",
                       f"Spec `{cell['spec']}`, kernel `{cell['kernel']}`: {cell['verdict']}, "
-                      f"{cell['failure_count']} failing case(s), worst ratio {cell['worst_ratio']:.3g}.", ""]
+                      f"{grouped(cell['failure_count'])} failing case(s), worst ratio {significant(cell['worst_ratio'])}.", ""]
             for failure in cell["failures"]:
                 lines += ["```", failure["message"].rstrip(), "```", "", "Reproducer:", "",
                           "```", failure["reproducer"], "```", ""]
@@ -216,32 +273,45 @@ def markdown(matrix):
     return "\n".join(lines).rstrip() + "\n"
 
 
+# What this page adds to reports/report.css: the summary's all-conformant count, and the
+# exact-angle contrast, which float32 code fails by design, in a muted red apart from real failures.
 _STYLE = """
-body { font-family: sans-serif; margin: 1.5em auto; max-width: 1320px; padding: 0 1em; }
-table { border-collapse: collapse; width: 100%; margin-bottom: 1em; }
-th, td { border: 1px solid #bbb; padding: 0.3em 0.5em; text-align: left; vertical-align: top; }
-td.pass { background: #e3f4e3; } td.fail { background: #f8dddd; } td.none { background: #eee; }
-td.contrast.fail { background: #f6eedd; }
-code { font-size: 0.85em; overflow-wrap: anywhere; }
-pre { font-size: 0.85em; background: #f4f4f4; padding: 0.6em; white-space: pre-wrap; overflow-wrap: anywhere; }
-details summary { cursor: pointer; }
-@media print { body { max-width: none; margin: 0; } }
+table.matrix { width: 100%; }
+td.pass { background: #e3f1e6; color: #1e6b34; }
+.failed.contrast { background: #f6e3e3; color: #9b1c1c; font-weight: normal; }
+td.failed a, td.within-2x a { color: inherit; }
 """
+
+LEGEND = [("failed", "&#x2717;", "non-conformant under the library's own recipe"),
+          ("failed contrast", "&#x2717;", "non-conformant under the exact-angle contrast, as float32 code is by design"),
+          ("within-2x", "0.5&ndash;1", "conformant, within 2&times; of the bound"),
+          ("within-4x", "0.25&ndash;0.5", "within 4&times;"), ("within-10x", "0.1&ndash;0.25", "within 10&times;"),
+          ("loose", "&lt; 0.1", "loose: a kernel 10 times worse would pass too"),
+          ("bit-exact", "=", "compared bit for bit (integers)"), ("not-drawn", "&ndash;", "not run")]
+
+
+def style():
+    return (ROOT / "reports" / "report.css").read_text() + _STYLE
+
+
+def legend():
+    return ("<ul class=\"legend\">" + "".join(f"<li><span class=\"swatch {css}\">{swatch}</span>{meaning}</li>"
+                                               for css, swatch, meaning in LEGEND) + "</ul>")
 
 
 def html(matrix):
     e = html_escape.escape
     parts = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
-             "<title>Upstream conformance matrix</title>", f"<style>{_STYLE}</style></head><body>",
+             "<title>Upstream conformance matrix</title>", f"<style>{style()}</style></head><body>",
              "<h1>Upstream conformance matrix</h1>", f"<p>{e(INTRO)}</p>", f"<p>Assembled {e(matrix['assembled'])}.</p>",
-             "<table><tr><th>library</th><th>versions</th><th>made</th><th>rows</th><th>awaiting a recipe</th>"
+             legend(), "<table><tr><th>library</th><th>versions</th><th>made</th><th>rows</th><th>awaiting a recipe</th>"
              "<th>conformant under its own recipe</th></tr>"]
     for library in matrix["libraries"]:
         judged, awaiting, own, passed = counts(library)
-        style = "pass" if passed == own else "fail"
+        summary = "pass" if passed == own else "failed"
         parts.append(f"<tr><td><a href=\"#{e(library['library'])}\">{e(library['library'])}</a></td>"
                      f"<td>{e(versions(library))}</td><td>{e(library['run']['date'])}</td><td>{judged}</td>"
-                     f"<td>{awaiting}</td><td class=\"{style}\">{passed} of {own} cells</td></tr>")
+                     f"<td>{awaiting}</td><td class=\"{summary}\">{passed} of {own} cells</td></tr>")
     parts.append("</table>")
     for library in matrix["libraries"]:
         parts += _html_library(library)
@@ -250,12 +320,15 @@ def html(matrix):
     for library in matrix["libraries"]:
         for cell in failing(library):
             any_failing = True
-            parts += [f"<h3 id=\"{anchor(library, cell)}\">{e(library['library'])}, {e(cell['key'])}: {e(cell['column'])}</h3>",
+            parts += [f"<article class=\"card\" id=\"{anchor(library, cell)}\">",
+                      f"<h3>{e(library['library'])}, {e(cell['key'])}: {e(cell['column'])}</h3>",
                       f"<p>Spec <code>{e(cell['spec'])}</code>, kernel <code>{e(cell['kernel'])}</code>: "
-                      f"{e(cell['verdict'])}, {cell['failure_count']} failing case(s), worst ratio {cell['worst_ratio']:.3g}.</p>"]
+                      f"{e(cell['verdict'])}, {grouped(cell['failure_count'])} failing case(s), worst ratio "
+                      f"{significant(cell['worst_ratio'])}.</p>"]
             for failure in cell["failures"]:
                 parts += [f"<pre>{e(failure['message'].rstrip())}</pre>", "<p>Reproducer:</p>",
-                          f"<pre>{e(failure['reproducer'])}</pre>"]
+                          f"<pre class=\"replay\">{e(failure['reproducer'])}</pre>"]
+            parts.append("</article>")
     if not any_failing:
         parts.append("<p>None.</p>")
     parts.append("</body></html>")
@@ -274,13 +347,13 @@ def _html_library(library):
         parts.append(f"<h3>{e(library['library'])}: {e(family)}</h3><ul>")
         parts += [f"<li><b>{e(c['name'])}</b> (<code>{e(c['keys'] or 'the spec as it is')}</code>): {e(c['meaning'])}</li>"
                   for c in columns]
-        parts += ["</ul>", "<table><tr><th>implementation</th><th>spec</th>"
+        parts += ["</ul>", "<table class=\"matrix\"><tr><th>implementation</th><th>spec</th>"
                   + "".join(f"<th>{e(c['name'])}</th>" for c in columns) + "</tr>"]
         for row in rows:
             tds = []
             for column in columns:
                 cell = row["cells"].get(column["name"])
-                style = "none" if cell is None else "pass" if cell["conformant"] else "fail"
+                style = shade(cell)
                 if column["name"] == "exact-angle":
                     style += " contrast"
                 text = e(verdict(cell, row))

@@ -90,9 +90,42 @@ def test_html_escapes_and_every_failing_cell_links_to_its_section():
     assert len(links) == 2
     for target in links:
         assert page.count(f'id="{target}"') == 1
-    assert page.count('class="pass"') == 4 and page.count('class="fail"') == 2  # the t5 cell and its summary
-    assert page.count('class="fail contrast"') == 1
-    assert page.count('class="none contrast"') == 1
+    # Shaded as report.html's grid: llama's 0.25 within 4x, qwen's 0.5 and timm's 0.75 within 2x.
+    assert page.count('class="failed"') == 2  # the t5 cell and transformers' summary
+    assert page.count('class="failed contrast"') == 1 and page.count('class="not-drawn contrast"') == 1
+    assert page.count('class="within-4x"') == 1 and page.count('class="within-2x"') == 2
+    assert page.count('class="within-2x contrast"') == 1 and page.count('class="pass"') == 1
+    assert page.count('<article class="card"') == 2
+
+
+def test_the_page_has_the_style_and_legend_of_report_html():
+    page = matrix.html(MATRIX)
+    assert (matrix.ROOT / "reports" / "report.css").read_text() in page
+    for css in ("failed", "failed contrast", "within-2x", "within-4x", "within-10x", "loose", "bit-exact", "not-drawn"):
+        assert f'<span class="swatch {css}">' in page
+
+
+# The same values as tests/reports/number_text_test.cpp, so that both pages write numbers alike.
+def test_numbers_are_written_as_report_html_writes_them():
+    assert [matrix.grouped(n) for n in (0, 999, 1000, 485632469)] == ["0", "999", "1,000", "485,632,469"]
+    assert [matrix.significant(x) for x in (0.99609375, 0.5, 1, 3.5, 123.4, 0.0952381, 0.00123449, -0.5, 0)] == [
+        "0.996", "0.5", "1", "3.5", "123", "0.0952", "0.00123", "-0.5", "0"]
+    assert [matrix.significant(x) for x in (797000, 2.9e14, 0.000123, 1e-300)] == ["7.97e5", "2.9e14", "1.23e-4", "1e-300"]
+    assert [matrix.significant(x) for x in (999.6, 999.4, 0.00099951, 0.00099949)] == ["1e3", "999", "0.001", "9.99e-4"]
+    assert [matrix.significant(x) for x in (float("inf"), float("-inf"), float("nan"))] == ["inf", "-inf", "nan"]
+    assert [matrix.short_count(n) for n in (0, 9999, 10000, 99999, 5317024, 485632469)] == [
+        "0", "9,999", "1.0e4", "1.0e5", "5.3e6", "4.9e8"]
+
+
+# The bands of tests/reports/overview_grid_test.cpp.
+def test_cells_are_shaded_in_the_bands_of_report_html():
+    def shaded(ratio, conformant=True):
+        return matrix.shade(cell("k", "c", conformant, ratio))
+    assert [shaded(r) for r in (1.0, 0.5, 0.4999, 0.25, 0.2499, 0.1, 0.0999)] == [
+        "within-2x", "within-2x", "within-4x", "within-4x", "within-10x", "within-10x", "loose"]
+    assert shaded(0.02, conformant=False) == "failed"
+    assert shaded(0) == "bit-exact"
+    assert matrix.shade(None) == "not-drawn"
 
 
 def test_the_table_counts_long_lists_instead_of_printing_them():
