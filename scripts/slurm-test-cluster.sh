@@ -37,9 +37,10 @@ daemons=()
 # Jobs first: a job's processes belong to its slurmstepd, which outlives slurmd.
 stop_cluster() {
   local pid
-  if [[ -n ${SLURM_CONF:-} ]] && scancel --full --user="$(id -un)" 2> /dev/null; then
+  # Only once our own slurm.conf exists: a SLURM_CONF from the caller names another cluster.
+  if [[ -e $scratch/slurm.conf ]] && SLURM_CONF=$scratch/slurm.conf scancel --full --user="$(id -un)" 2> /dev/null; then
     for _ in $(seq 50); do
-      [[ -z $(squeue --noheader --format=%i 2> /dev/null) ]] && break
+      [[ -z $(SLURM_CONF=$scratch/slurm.conf squeue --noheader --format=%i 2> /dev/null) ]] && break
       sleep 0.2
     done
   fi
