@@ -279,8 +279,7 @@ CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
   merged.info.cases_planned = merged.info.cases_run = merged.info.regressions_replayed = 0;
   merged.info.wall_seconds = merged.info.draw_seconds = merged.info.kernel_seconds = merged.info.verify_seconds = 0;
   merged.info.escalation_seconds = merged.info.shrink_seconds = merged.info.property_seconds = 0;
-  merged.info.partial = false;
-  merged.info.partial_reason.clear();
+  std::map<int, std::string> partial_shards;  // by index, so that the reason reads the same in any order of shards
   for (const CampaignResult& shard : shards) {
     const RunInfo& i = shard.info;
     if (i.seed != first.seed || i.profile != first.profile || i.backend != first.backend || i.filters != first.filters ||
@@ -303,17 +302,22 @@ CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
     merged.info.shrink_seconds += i.shrink_seconds;
     merged.info.property_seconds += i.property_seconds;
     merged.info.threads = std::max(merged.info.threads, i.threads);
-    if (i.partial) {
-      merged.info.partial = true;
-      merged.info.partial_reason = fmt::format("shard {}/{}: {}", i.shard_index, i.shard_count, i.partial_reason);
-    }
+    if (i.partial) partial_shards.emplace(i.shard_index, i.partial_reason);
     for (const auto& [key, stats] : shard.cells) merged.cells[key].merge(stats);
     merged.properties.insert(merged.properties.end(), shard.properties.begin(), shard.properties.end());
     merged.failures.insert(merged.failures.end(), shard.failures.begin(), shard.failures.end());
   }
-  if (std::find(seen.begin(), seen.end(), false) != seen.end())
-    throw std::runtime_error(fmt::format("{} of {} shards given; a merged report needs all of them", shards.size(),
-                                         first.shard_count));
+  std::vector<std::string> missing;
+  for (std::size_t index = 0; index < seen.size(); ++index)
+    if (!seen[index]) missing.push_back(fmt::format("{}/{}", index + 1, first.shard_count));
+  if (!missing.empty())
+    throw std::runtime_error(fmt::format("no report of shard {} ({} of {} shards given); a merged report needs every shard",
+                                         fmt::join(missing, ", "), shards.size(), first.shard_count));
+  // Every partial shard is named: the merged campaign covers less than its plan because of each.
+  std::vector<std::string> reasons;
+  for (const auto& [index, reason] : partial_shards) reasons.push_back(fmt::format("shard {}/{}: {}", index, first.shard_count, reason));
+  merged.info.partial = !reasons.empty();
+  merged.info.partial_reason = fmt::format("{}", fmt::join(reasons, "; "));
   std::stable_sort(merged.failures.begin(), merged.failures.end(),
                    [](const FailureRecord& a, const FailureRecord& b) { return a.case_index < b.case_index; });
   std::stable_sort(merged.properties.begin(), merged.properties.end(),

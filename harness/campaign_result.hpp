@@ -152,7 +152,10 @@ nlohmann::json to_json(const CampaignResult& result);
 // Throws std::runtime_error naming the field for a report that is not peconform.report/1.
 CampaignResult from_json(const nlohmann::json& json);
 // Joins shard results: counts add, maxima take the larger (lower case index on ties),
-// properties and failures are taken in order. Throws for shards of different campaigns.
+// properties and failures are taken in order. The result is partial where any shard is, its
+// reason naming every partial shard. Throws for shards of different campaigns, a shard given
+// twice, and a shard missing (naming each missing I/N): no merged result claims a campaign
+// that did not run whole.
 CampaignResult merge_results(const std::vector<CampaignResult>& shards);
 
 }  // namespace peconform::harness

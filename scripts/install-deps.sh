@@ -15,6 +15,7 @@ packages=(
   libxml2-utils chromium python3-jsonschema
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
   pybind11-dev python3-dev python3-numpy python3-torch python3-pytest python3-venv python3-pip
+  slurmctld slurmd slurm-client munge
   "$@"
 )
 

@@ -19,6 +19,7 @@
 #include "tools/campaign_console.hpp"
 #include "tools/commands.hpp"
 #include "tools/exit_codes.hpp"
+#include "tools/shard_selection.hpp"
 
 namespace peconform {
 namespace {
@@ -55,48 +56,11 @@ struct RunOptions {
   std::string outputs;
 };
 
-std::optional<std::string> environment(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::optional<std::string>(value) : std::nullopt;
-}
-
-int shard_number(const std::string& text, const std::string& what) {
-  std::size_t used = 0;
-  int value = -1;
-  try {
-    value = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < 0) throw SpecError(fmt::format("{} is '{}'; expected a non-negative integer", what, text));
-  return value;
-}
-
-// --shard I/N, else GoogleTest's GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS (index from 0), else a
-// Slurm job array's SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT (from SLURM_ARRAY_TASK_MIN).
+// The shard --shard or a scheduler's variables name (tools/shard_selection.hpp).
 std::pair<int, int> shard_of(const std::string& option) {
-  int index = 1, count = 1;
-  std::string source = "--shard";
-  if (!option.empty()) {
-    const std::size_t slash = option.find('/');
-    if (slash == std::string::npos) throw SpecError(fmt::format("--shard is '{}'; expected I/N, such as 1/4", option));
-    index = shard_number(option.substr(0, slash), "--shard's I");
-    count = shard_number(option.substr(slash + 1), "--shard's N");
-  } else if (const auto total = environment("GTEST_TOTAL_SHARDS")) {
-    source = "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS";
-    count = shard_number(*total, "GTEST_TOTAL_SHARDS");
-    index = shard_number(environment("GTEST_SHARD_INDEX").value_or("0"), "GTEST_SHARD_INDEX") + 1;
-    if (const auto status = environment("GTEST_SHARD_STATUS_FILE")) std::ofstream{*status};  // says we shard
-  } else if (const auto task = environment("SLURM_ARRAY_TASK_ID")) {
-    source = "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT";
-    const auto total = environment("SLURM_ARRAY_TASK_COUNT");
-    if (!total) throw SpecError("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not");
-    count = shard_number(*total, "SLURM_ARRAY_TASK_COUNT");
-    index = shard_number(*task, "SLURM_ARRAY_TASK_ID") - shard_number(environment("SLURM_ARRAY_TASK_MIN").value_or("0"), "SLURM_ARRAY_TASK_MIN") + 1;
-  }
-  if (count < 1 || index < 1 || index > count)
-    throw SpecError(fmt::format("shard {}/{} from {} is out of range; expected 1 <= I <= N", index, count, source));
-  return {index, count};
+  const ShardSelection selection = select_shard(option, process_environment);
+  if (!selection.status_file.empty()) std::ofstream{selection.status_file};  // tells GoogleTest's runner that we shard
+  return {selection.index, selection.count};
 }
 
 // Comma-separated values of a repeatable option.
@@ -264,7 +228,7 @@ void add_run_command(CLI::App& app) {
   command->add_option("--dtype", options->dtypes, "Only these dtypes: fp64, fp32, fp16, bf16");
   command->add_option("--precision", options->precisions, "Only these precision classes: exact-angle, fp32-angle, lowp-cache");
   command->add_option("--out", options->out, "Folder for report.json, junit.xml, summary.md and report.html")->capture_default_str();
-  command->add_option("--shard", options->shard, "Run shard I of N (I/N); also read from GTEST_* and SLURM_ARRAY_* variables");
+  command->add_option("--shard", options->shard, "Run shard I of N (I/N); also read from GTEST_*, SLURM_ARRAY_* and JOB_COMPLETION_INDEX variables");
   command->add_option("--time-budget", options->time_budget, "Stop after this many seconds and write a partial report")
       ->check(CLI::PositiveNumber);
   command->add_option("--max-failures", options->max_failures, "Stop after this many failing cases and write a partial report")

@@ -72,6 +72,19 @@ TEST_F(CampaignCli, MergedShardsEqualTheUnshardedRun) {
     EXPECT_TRUE(std::filesystem::exists(folder_ / "merged" / file)) << file;
 }
 
+// A task of a job array cancelled before its report leaves its folder empty: the merge names that
+// folder and the shard it lacks, exits 2 and writes no report that could pass for the campaign's.
+TEST_F(CampaignCli, AShardFolderWithoutItsReportIsNamedAndNothingIsMerged) {
+  const std::string campaign = "run --profile smoke --cases 8 --no-properties --seed 42 --quiet --shard 1/2";
+  ASSERT_EQ(run(fmt::format("{} --out '{}'", campaign, out("shard-1"))).exit_code, 0);
+  std::filesystem::create_directories(folder_ / "shard-2");
+  const peconform::ToolRun merged = run(fmt::format("merge '{}' '{}' --out '{}'", out("shard-1"), out("shard-2"), out("merged")));
+  EXPECT_EQ(merged.exit_code, 2) << merged.output;
+  EXPECT_NE(merged.output.find("no report of shard 2/2"), std::string::npos) << merged.output;
+  EXPECT_NE(merged.output.find(out("shard-2")), std::string::npos) << merged.output;
+  EXPECT_FALSE(std::filesystem::exists(folder_ / "merged" / "report.json"));
+}
+
 // `run` waits passively unless told (tools/wait_policy.hpp): it executes itself again with
 // OMP_WAIT_POLICY=passive, and the report says how its threads waited.
 TEST_F(CampaignCli, RunsWaitPassivelyUnlessTold) {

@@ -1,6 +1,7 @@
 // CellStats::merge and report.json's cell fields, held to values written out by hand rather than
 // to a round trip through the same code (issue 38: a tie-break removed from merge, and a counter
-// written under another's name, each survived every test before these).
+// written under another's name, each survived every test before these); merge_results naming
+// missing and partial shards (issue 37).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -97,6 +98,66 @@ TEST(CampaignResultJson, EachCellCounterIsWrittenUnderItsOwnName) {
   EXPECT_EQ(back.norm_checked_pairs, 17u);
   EXPECT_EQ(back.boundary_elements, 21u);
   EXPECT_EQ(back.escalations, 20u);
+}
+
+// Shard `index` of `count` of one campaign (seed 7), with one case run of the `planned`.
+CampaignResult shard_of(int index, int count, std::uint64_t planned = 1) {
+  CampaignResult shard;
+  shard.info.seed = 7;
+  shard.info.profile = "ci";
+  shard.info.backend = "cpu";
+  shard.info.shard_index = index;
+  shard.info.shard_count = count;
+  shard.info.cases_planned = planned;
+  shard.info.cases_run = 1;
+  shard.cells[{"cpu", "rope", "bf16", "fp32-angle"}] = worst_at(0.25, static_cast<std::uint64_t>(index), "rope(d=8)");
+  return shard;
+}
+
+CampaignResult partial_shard(int index, int count, const std::string& reason) {
+  CampaignResult shard = shard_of(index, count, 3);
+  shard.info.partial = true;
+  shard.info.partial_reason = reason;
+  return shard;
+}
+
+// The merge's message; empty if it merged.
+std::string merge_refusal(const std::vector<CampaignResult>& shards) {
+  try {
+    merge_results(shards);
+  } catch (const std::runtime_error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// A task of a job array that never wrote its report: the merge names each shard it lacks, as
+// the task to run again, instead of a count.
+TEST(MergeResults, AMissingShardIsRefusedByName) {
+  const std::string refused = merge_refusal({shard_of(4, 4), shard_of(1, 4)});
+  EXPECT_NE(refused.find("shard 2/4, 3/4"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("2 of 4 shards given"), std::string::npos) << refused;
+  EXPECT_NE(merge_refusal({shard_of(1, 2), shard_of(1, 2)}).find("shard 1/2 is given twice"), std::string::npos);
+  EXPECT_EQ(merge_refusal({shard_of(2, 2), shard_of(1, 2)}), "");
+}
+
+// Shards that stopped early (a time budget, Ctrl-C) merge into a partial campaign whose reason
+// names every one of them, in shard order whatever order they are given in; whole shards
+// merge into a whole campaign even after a partial one was merged.
+TEST(MergeResults, EveryPartialShardIsNamedAndOnlyThenIsTheCampaignPartial) {
+  const CampaignResult merged = merge_results(
+      {partial_shard(3, 3, "time budget of 2 s reached"), shard_of(1, 3), partial_shard(2, 3, "interrupted")});
+  EXPECT_TRUE(merged.info.partial);
+  EXPECT_EQ(merged.info.partial_reason, "shard 2/3: interrupted; shard 3/3: time budget of 2 s reached");
+  EXPECT_EQ(merged.info.cases_planned, 7u);
+  EXPECT_EQ(merged.info.cases_run, 3u);
+  EXPECT_EQ(merged.info.shard_index, 1);
+  EXPECT_EQ(merged.info.shard_count, 1);
+  const nlohmann::json report = to_json(merged);
+  EXPECT_TRUE(report.at("run").at("partial").get<bool>());
+  const CampaignResult whole = merge_results({shard_of(2, 2), shard_of(1, 2)});
+  EXPECT_FALSE(whole.info.partial);
+  EXPECT_EQ(whole.info.partial_reason, "");
 }
 
 }  // namespace campaign_result_test
