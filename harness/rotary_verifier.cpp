@@ -59,6 +59,7 @@ struct TokenPair {
   // its finite inputs (token_pair says why), so that only the tallies' maxima need the exact values.
   bool zeros_pass_negligibly = false;
   double angle = 0, log_xpos = 0;  // |p theta| and ln of the xPos factor, for the binary128 bound
+  double xpos_power = 0;           // |n| / s, the xPos exponent (rotary_bound_terms)
   Wide growth;
   // Where the bound constrains nothing (past the horizon): its terms without the angle's growth,
   // for the norm check (norm_bound).
@@ -71,7 +72,7 @@ struct TokenPair {
 };
 
 const RotaryBoundTerms<Wide>& wide_terms_of(const Spec& spec, TokenPair& t) {
-  if (!t.wide_terms) t.wide_terms = rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos), t.growth);
+  if (!t.wide_terms) t.wide_terms = rotary_bound_terms<Wide>(spec, Wide(t.angle), Wide(t.log_xpos), t.growth, Wide(t.xpos_power));
   return *t.wide_terms;
 }
 
@@ -81,7 +82,8 @@ const RotaryBoundTerms<double>& rounded_wide_terms_of(const Spec& spec, TokenPai
 }
 
 const RotaryBoundTerms<Wide>& wide_angle_free_of(const Spec& spec, TokenPair& t) {
-  if (!t.wide_angle_free) t.wide_angle_free = rotary_bound_terms<Wide>(spec, Wide(0), Wide(t.log_xpos), Wide(0));
+  if (!t.wide_angle_free)
+    t.wide_angle_free = rotary_bound_terms<Wide>(spec, Wide(0), Wide(t.log_xpos), Wide(0), Wide(t.xpos_power));
   return *t.wide_angle_free;
 }
 
@@ -203,14 +205,15 @@ TokenPair token_pair(const Spec& spec, const PairConstants& pair, const Point& p
   t.cos = t.unit_cos * t.amplitude;
   t.sin = t.unit_sin * t.amplitude;
   t.angle = cs.magnitude;
-  t.terms = rotary_bound_terms<double>(spec, t.angle, log_xpos, pair.growth_bound);
+  t.xpos_power = spec.family == Family::xpos ? std::abs(static_cast<double>(point.c[0])) / spec.scale_base.to_double() : 0.0;
+  t.terms = rotary_bound_terms<double>(spec, t.angle, log_xpos, pair.growth_bound, t.xpos_power);
   t.claim_scale = spec.family == Family::xpos ? std::max(t.amplitude, xpos) : t.amplitude;
   // cos and sin off by e each move a pair element by at most |x_a| e + |x_b| e <= sqrt(2) r e;
   // the amplitude rounds once to double, then c A, s A, two products and a sum round once each.
   t.reference_relative = 1.4143 * cs.error + 6 * 0x1p-53;
   t.log_xpos = log_xpos;
   t.growth = pair.growth;
-  if (!t.terms.constrains()) t.angle_free = rotary_bound_terms<double>(spec, 0.0, log_xpos, 0.0);
+  if (!t.terms.constrains()) t.angle_free = rotary_bound_terms<double>(spec, 0.0, log_xpos, 0.0, t.xpos_power);
   if (t.amplitude_deferred || t.amplitude < kSmallestScreenedAmplitude) {
     t.in_binary128 = true;
     if (!t.amplitude_deferred) set_wide_amplitude(t, amplitude_wide);

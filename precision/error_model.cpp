@@ -64,8 +64,9 @@ std::vector<Wide> claimed_error_bounds(const Reference<FastReal>& reference, con
       for (const RotaryPairScale<Wide>& pair : rotary_pair_scales(reference, point, input)) {
         const Wide amplitude = pair.attention * pair.xpos;
         const int frequency_index = static_cast<int>(rotary_frequency_index(spec, pair_index++));
+        const Wide xpos_power = spec.family == Family::xpos ? abs(Wide(point.c[0])) / from_decimal<Wide>(spec.scale_base) : Wide(0);
         const RotaryBoundTerms<Wide> terms =
-            rotary_bound_terms<Wide>(spec, pair.angle, log(pair.xpos), angle_growth<Wide>(spec, frequency_index));
+            rotary_bound_terms<Wide>(spec, pair.angle, log(pair.xpos), angle_growth<Wide>(spec, frequency_index), xpos_power);
         // The kernel forms zeta^(n/s) before multiplying in the attention factor.
         const Wide claim_scale = spec.family == Family::xpos ? std::max(amplitude, pair.xpos) : amplitude;
         const Wide& r = pair.norm;

@@ -9,6 +9,8 @@
 //                  d_phi = 2^-50 + |phi| eps_theta       fp32-angle: eps_theta from the recipe that
 //                                                        forms theta in float32 (theta_recipe_error)
 //   amplitude      d_A   = (|ln a_xpos| + 4) 2^-52       attention factor and zeta^(n/s) in double
+//                  + exp(|n/s| e_z) - 1 + 2u (keys 4u)    fp32-angle xPos: zeta in float32 (e_z, below),
+//                                                        raised by float32 pow (rotary_bound_terms)
 //   sin/cos        2^-51                                 2^-52 each (precision/measured_constants.md)
 //   cos/sin cache  2 u_c, plus 2 u_s under lowp-cache    A cos, A sin rounded to their format
 //                  or cache=storage
@@ -502,8 +504,27 @@ template <class Real> Real attention_error(const Spec& spec) {
   return (e_tenth + u * (mscale + e_tenth)) / mscale * (1 + u) + u;
 }
 
+// Under fp32-angle an xPos kernel forms its amplitude in float32, as x-transformers and
+// rotary-embedding-torch do: zeta = (arange(0, d, 2) + 0.4 d) / (1.4 d), 0.4 d and 1.4 d Python
+// doubles (2^-53 each) cast to float32 (u each), the sum and the quotient rounded (u each), so
+// zeta_f = zeta (1 + e_z) with |e_z| < 4u + 2^-52 (first order; the rest is far below), charged
+// as 5u; then zeta_f ** (n/s) through float32 pow, its exponent exact (n below 2^24, s a power of
+// two or a float32 quotient the reference forms alike): zeta^(n/s) (1 + e_z)^(n/s), within
+// exp(|n/s| 5u (1 + 5u)) - 1, and pow's own ulp, 2u; keys take scale ** -1, a second pow: 2u more.
+// Otherwise d_A: the attention factor and zeta^(n/s) in double.
+template <class Real> Real amplitude_error(const Spec& spec, const Real& log_xpos, const Real& xpos_power) {
+  using std::abs, std::exp, std::ldexp;
+  Real error = (abs(log_xpos) + 4) * ldexp(Real(1), -52);
+  if (spec.family == Family::xpos && spec.precision == PrecisionClass::fp32_angle) {
+    const Real u = ldexp(Real(1), -24), zeta_error = 5 * u;
+    // exp(x) - 1 (binary128 has no expm1 here): what it loses for a tiny x is far below the 2u beside it.
+    error += exp(abs(xpos_power) * zeta_error * (1 + zeta_error)) - 1 + (spec.role == XposRole::key ? 4 : 2) * u;
+  }
+  return error;
+}
+
 // `angle` is |p theta| before the sign; `log_xpos` is ln of the xPos factor (0 for others);
-// `growth` is the pair's angle_growth.
+// `growth` is the pair's angle_growth; `xpos_power` is the xPos exponent's magnitude |n| / s.
 //
 // The held cos/sin vector H is within A E (+ r-free absolute terms) of A (cos phi, sin phi), with
 // E = d_phi + d_A + 2^-51 + 2 u_c [+ 2 u_s under cache=storage or lowp-cache] [+ attention_error,
@@ -517,17 +538,17 @@ template <class Real> Real attention_error(const Spec& spec) {
 //            underflow eta_c (1 + p) + eta_s. The sum of the two storage values rounds once more,
 //            formed in the compute format where the two differ: final = u_s (+ u_c).
 template <class Real>
-RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, const Real& log_xpos, const Real& growth) {
+RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, const Real& log_xpos, const Real& growth,
+                                          const Real& xpos_power = Real(0)) {
   using std::abs, std::exp, std::ldexp;
   const bool widened = compute_dtype(spec.dtype) != spec.dtype;
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
   const bool held_in_storage = spec.cos_sin_in_storage();
   const Real angle_error = ldexp(Real(1), -50) + abs(angle) * growth;
-  const Real amplitude_error = (abs(log_xpos) + 4) * ldexp(Real(1), -52);
   const Real u_c(compute.unit), u_s(storage.unit), eta_c(compute.subnormal_spacing), eta_s(storage.subnormal_spacing);
   const Real final = u_s + (widened ? u_c : Real(0));
-  const Real held = angle_error + amplitude_error + ldexp(Real(1), -51) + 2 * u_c + (held_in_storage ? 2 * u_s : Real(0)) +
+  const Real held = angle_error + amplitude_error(spec, log_xpos, xpos_power) + ldexp(Real(1), -51) + 2 * u_c + (held_in_storage ? 2 * u_s : Real(0)) +
                     attention_error<Real>(spec);
   const Real held_per_norm = 3 * ldexp(Real(1), -1074) + eta_c + (held_in_storage ? eta_s : Real(0));
   // The products' underflow, eta_c, where the kernel multiplies by A before them; an xPos kernel

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -207,6 +208,46 @@ TEST(ErrorModel, AnXposKeysProductUnderflowIsChargedTimesItsFactor) {
   const double error = std::abs(static_cast<double>(x * c) * std::exp(log_factor) - exact);
   EXPECT_GT(error, plain.absolute);
   EXPECT_LE(error, magnified.absolute);
+}
+
+// x-transformers and rotary-embedding-torch form xPos's amplitude in float32: zeta =
+// (arange(0, d, 2) + 0.4 d) / (1.4 d) on float32 tensors, then zeta ** (n/s) (and, for keys,
+// that ** -1) through float32 pow. Spelled out here in float, its relative error from the exact
+// zeta^(+-n/s) stays within what fp32-angle charges for it, and at large n goes past the whole
+// relative budget the bound had before that charge (the amplitude taken as formed in double).
+TEST(ErrorModel, AFloat32XposAmplitudeIsChargedItsZetaRaisedToTheExponent) {
+  double worst = 0;
+  int past_the_double_charge = 0;
+  for (const int d : {32, 64, 128})
+    for (const char* role : {"query", "key"}) {
+      const Spec spec = Spec::parse(fmt::format("xpos(d={},base=10000,role={},precision=fp32-angle,theta=hf)", d, role));
+      const bool key = spec.role == XposRole::key;
+      for (int i = 0; i < d / 2; ++i)
+        for (const std::int64_t n : {std::int64_t{1}, std::int64_t{513}, std::int64_t{100000}, std::int64_t{1008620}}) {
+          const float zeta = (static_cast<float>(2 * i) + static_cast<float>(0.4 * d)) / static_cast<float>(1.4 * d);
+          const float power = static_cast<float>(n) / 512.0f;
+          float amplitude = std::pow(zeta, power);
+          if (key) amplitude = std::pow(amplitude, -1.0f);
+          // Past float32's range the kernel claims nothing; below its normal range the amplitude's
+          // rounding is absolute, at most half of eta_c, which the bound charges per unit of r.
+          if (!std::isfinite(amplitude) || amplitude < std::numeric_limits<float>::min()) continue;
+          const Wide exact = pow((Wide(2 * i) + Wide(4) * Wide(d) / Wide(10)) / (Wide(14) * Wide(d) / Wide(10)),
+                                 (key ? Wide(-n) : Wide(n)) / Wide(512));
+          const double error = static_cast<double>(abs(Wide(amplitude) - exact) / exact);
+          const double log_factor = static_cast<double>(log(exact));
+          const double xpos_power = static_cast<double>(n) / 512;
+          const double amplitude_charge = amplitude_error<double>(spec, log_factor, xpos_power);
+          EXPECT_LE(error, amplitude_charge) << spec.canonical() << " pair " << i << " n " << n;
+          worst = std::max(worst, error / amplitude_charge);
+          // The whole relative part the bound had for it before: the amplitude in double, 2^-51
+          // for sin and cos, 4 u_c for the cos/sin and the products.
+          past_the_double_charge += error > (std::abs(log_factor) + 4) * 0x1p-52 + 0x1p-51 + 4 * 0x1p-24;
+        }
+    }
+  std::cout << "float32 xPos amplitude: worst error / charge " << worst << ", past the double-amplitude bound's whole relative part at "
+            << past_the_double_charge << " (pair, n)\n";
+  EXPECT_GE(worst, 0.1) << "the charge is loose";
+  EXPECT_GT(past_the_double_charge, 0) << "the float32 amplitude needs no charge of its own";
 }
 
 TEST(ErrorModel, BeyondTheHorizonAnElementIsUnconstrained) {

@@ -10,6 +10,12 @@ ways its README uses it:
   round twice, fl(fl(offset) + i), which no peconform recipe charges yet.)
 - `RotaryEmbedding(positions)` then `apply_rotary_emb(freqs, t, start_index=...)`: the angles for
   any positions (the README's flash-attention section), rotated from `start_index` on.
+- `RotaryEmbedding(dim, use_xpos=True)`: xPos, as `rotate_queries_and_keys` forms it, with the
+  angles of `RotaryEmbedding(positions)`, the amplitude of `get_scale(t)` (queries times it, keys
+  times its `** -1`) and `apply_rotary_emb(freqs, t, scale=...)`. get_scale centres the exponent,
+  (t - len(t) // 2) / scale_base; peconform's xpos has no centre (the logits do not depend on it),
+  so t is handed the positions plus len(t) // 2, in float32 as the library's t is: the centring
+  then gives back each position exactly (xpos positions stay below 2^23).
 - `RotaryEmbedding.get_axial_freqs(1, 1, offsets=(x, y))` then `apply_rotary_emb`: the 2-D axial
   angles at each token's point, from a module built with `cache_if_possible=False`: its cache keys
   the axial angles by length alone, so with offsets it would hand back an earlier call's angles.
@@ -97,6 +103,30 @@ class PositionRotary:
             return apply_rotary_emb(freqs[:, :, None, :], x, start_index=self.start_index)
 
 
+class XposRotary:
+    """fn(x, positions, spec) for xpos: RotaryEmbedding(dim, use_xpos=True) at the positions (its
+    forward), times get_scale (queries) or get_scale ** -1 (keys), through apply_rotary_emb, as
+    rotate_queries_and_keys rotates each."""
+
+    def __init__(self, dim, key):
+        self.dim, self.key = dim, key
+        self.__qualname__ = "rotary_embedding_torch.RotaryEmbedding(use_xpos=True).get_scale+apply_rotary_emb"
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq = x.shape[0], x.shape[1]
+        positions = token_positions(positions, batch, seq)
+        flat = positions.reshape(-1)
+        centred = (flat + len(flat) // 2).to(torch.float32)  # get_scale subtracts len(t) // 2 again
+        rotary = RotaryEmbedding(self.dim, use_xpos=True, cache_if_possible=False)
+        with torch.no_grad():
+            freqs = rotary(positions)  # [batch, seq, dim]
+            scale = rotary.get_scale(centred).reshape(batch, seq, self.dim)
+            if self.key:
+                scale = scale ** -1
+            return apply_rotary_emb(freqs[:, :, None, :], x, scale=scale[:, :, None, :])
+
+
 class AxialRotary:
     """fn(x, positions, spec) for rope2d: each token's angles from
     RotaryEmbedding(d / 2).get_axial_freqs(1, 1, offsets=(x, y)), the first axis on the first d/2
@@ -172,6 +202,12 @@ def rows():
         position_row("freqs/d32-pixel", "RotaryEmbedding(32, freqs_for='pixel')(positions) + apply_rotary_emb",
                      f"rope(d=32,base=10000,layout=interleaved,scaling=custom(freqs={pixel_frequencies(32)}))",
                      (LISTED, contrast), dim=32, freqs_for="pixel"),
+        Row(LIBRARY, "xpos", "xpos/d64-query", "RotaryEmbedding(64, use_xpos=True): queries times get_scale",
+            "xpos(d=64,base=10000,layout=interleaved)", (OWN, contrast), lambda: XposRotary(64, key=False),
+            f"{SOURCE}: RotaryEmbedding.get_scale, forward, apply_rotary_emb"),
+        Row(LIBRARY, "xpos", "xpos/d64-key", "RotaryEmbedding(64, use_xpos=True): keys times get_scale ** -1",
+            "xpos(d=64,base=10000,layout=interleaved,role=key)", (OWN, contrast), lambda: XposRotary(64, key=True),
+            f"{SOURCE}: RotaryEmbedding.get_scale, forward, apply_rotary_emb"),
         Row(LIBRARY, "rope2d", "axial/d64", "RotaryEmbedding(32).get_axial_freqs + apply_rotary_emb",
             "rope2d(d=64,base=10000,layout=interleaved)", (OWN, BF16, contrast), lambda: AxialRotary(64),
             f"{SOURCE}: RotaryEmbedding.get_axial_freqs, forward, apply_rotary_emb"),

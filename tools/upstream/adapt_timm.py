@@ -12,15 +12,20 @@ laid out side by side (interleaved) or in halves (rotate_half): `axial` places t
 test_timm.py checks the result against `get_embed([H, W])` bit for bit. The angles, cos, sin and
 rotation are timm's own code.
 
-Not covered, for want of a spec: `build_sincos2d_pos_embed` (a 2-D sinusoid table: no family holds
-one, and the sinusoidal family has no theta recipe for `freq_bands`' float32 pow and reciprocal),
-a `grid_offset` other than 0 (Perception Encoder's 1: rope2d has no position offset), a
+`build_sincos2d_pos_embed`, the fixed 2-D table of ViT-style models, is [sin(h b), sin(w b),
+cos(h b), cos(w b)] per patch (or each axis's sin and cos side by side with interleave_sin_cos),
+b = freq_bands(dim/4): each axis's sin and cos columns form a sinusoidal table of dim/2 columns
+under theta=hf. Its rows hold one axis to the campaign's positions: the grid is [n, 1] or [1, n],
+its one torch.arange(n) answered with them; the adapter only picks that axis's columns.
+
+Not covered, for want of a spec: a `grid_offset` other than 0 (Perception Encoder's 1: rope2d has no position offset), a
 `ref_feat_shape` other than the grid's own (coordinates rescaled in float32 to fractions), and
 `in_pixels=True` (coordinates in [-1, 1], frequencies from `pixel_freq_bands`).
 """
 import timm
 import torch
-from timm.layers.pos_embed_sincos import RotaryEmbedding, RotaryEmbeddingCat, apply_rot_embed, apply_rot_embed_cat
+from timm.layers.pos_embed_sincos import (RotaryEmbedding, RotaryEmbeddingCat, apply_rot_embed, apply_rot_embed_cat,
+                                         build_sincos2d_pos_embed)
 
 from campaign_positions import ArangeGives, enumerated_once
 from rows import Column, Row, exact_angle
@@ -94,6 +99,45 @@ class AxialRotary:
             return apply_rot_embed(x, sin, cos, half=half)
 
 
+class Sincos2dAxis:
+    """fn(positions, spec) -> [rows, dim/2]: axis `axis`'s sin and cos columns of
+    build_sincos2d_pos_embed over a grid whose other axis is the single coordinate 0."""
+
+    def __init__(self, dim, axis, interleave):
+        self.dim, self.axis, self.interleave = dim, axis, interleave
+        self.__qualname__ = "timm.build_sincos2d_pos_embed"
+
+    def __call__(self, positions, spec):
+        with ArangeGives(positions) as gives:
+            shape = [gives.count, 1] if self.axis == 0 else [1, gives.count]
+            table = build_sincos2d_pos_embed(shape, dim=self.dim, interleave_sin_cos=self.interleave)
+        enumerated_once(gives, "build_sincos2d_pos_embed")
+        bands = self.dim // 4
+        if self.interleave:  # [sin h, cos h, sin w, cos w]
+            return table[:, 2 * bands * self.axis:2 * bands * (self.axis + 1)].contiguous()
+        sines = table[:, bands * self.axis:bands * (self.axis + 1)]  # [sin h, sin w, cos h, cos w]
+        cosines = table[:, bands * (2 + self.axis):bands * (3 + self.axis)]
+        return torch.cat([sines, cosines], dim=1)
+
+
+TABLE = Column("fp32-angle", "precision=fp32-angle,theta=hf",
+               "timm's recipe in float32: bands = 1/temperature**(arange(dim/4).float()/(dim/4)) (theta=hf "
+               "over dim/2 columns), float32 coordinates and angles, float32 sin and cos")
+
+
+def sincos2d_rows():
+    source = f"{SOURCE}: build_sincos2d_pos_embed, freq_bands"
+    rows = []
+    for interleave in (False, True):
+        for axis, name in ((0, "h"), (1, "w")):
+            layout = "interleaved sin/cos per axis" if interleave else "sin h, sin w, cos h, cos w"
+            rows.append(Row(LIBRARY, "sinusoidal", f"sincos2d/d768-{name}{'-interleaved' if interleave else ''}",
+                            f"build_sincos2d_pos_embed(dim=768, {layout}): the {name} axis's columns",
+                            "sinusoidal(d=384,base=10000,layout=half)", (TABLE, exact_angle()),
+                            lambda axis=axis, interleave=interleave: Sincos2dAxis(768, axis, interleave), source))
+    return rows
+
+
 def row(key, name, spec, columns, cls, embed_in_x_dtype=False, **options):
     apply = "apply_rot_embed_cat" if cls is RotaryEmbeddingCat else "apply_rot_embed"
     kernel = lambda: AxialRotary(cls(in_pixels=False, **options), cls is RotaryEmbeddingCat, embed_in_x_dtype)
@@ -119,4 +163,4 @@ def rows():
             dim=64, rotate_half=True),
         row("rope/d64", "RotaryEmbedding(64, in_pixels=False) + apply_rot_embed",
             "rope2d(d=64,base=10000,layout=interleaved)", (OWN, BF16, contrast), RotaryEmbedding, dim=64),
-    ]
+    ] + sincos2d_rows()

@@ -5,7 +5,9 @@ function (modeling_t5.py T5Attention._relative_position_bucket) and the sinusoid
 (modeling_whisper.py sinusoids), Speech2Text (modeling_speech_to_text.py
 Speech2TextSinusoidalPositionalEmbedding.get_embedding), DistilBERT (modeling_distilbert.py
 create_sinusoidal_embeddings) and Marian (modeling_marian.py
-MarianSinusoidalPositionalEmbedding.create_weight), all under transformers/models/ in site-packages.
+MarianSinusoidalPositionalEmbedding.create_weight), and the ALiBi biases of Bloom
+(modeling_bloom.py build_alibi_tensor) and MPT (modeling_mpt.py build_mpt_alibi_tensor), all
+under transformers/models/ in site-packages.
 
 Nothing of the encodings is ported. The table builders enumerate their own positions 0..n-1, and
 the campaign's reach 2^31: the adapter builds each table over the campaign's positions alone by
@@ -13,10 +15,9 @@ answering the builder's one enumeration of positions (Python's range in DistilBE
 torch.arange in Whisper and Speech2Text) with those positions; every other operation is upstream's.
 
 DistilBERT's and Marian's rows await a recipe (Row.awaiting): their float64 angles no precision
-class describes yet. Bloom's build_alibi_tensor and MPT's
-build_mpt_alibi_tensor have no row: each gives slope times a key position counted from one key of
-the call (Bloom's first, MPT's last) for every query, which differs from peconform's ALiBi biases
-by a constant per query row and which no alibi mode describes.
+class describes yet; so does Falcon's build_alibi_tensor, which multiplies in bf16 whatever the
+model's dtype. Bloom's bias is slope times the key's position for every query (alibi mode=key),
+MPT's slope times the key's distance back from the last key (mode=last-key).
 """
 import builtins
 import contextlib
@@ -24,8 +25,11 @@ import types
 
 import torch
 from transformers import Qwen2VLTextConfig, Qwen3VLTextConfig
+from transformers.models.bloom import modeling_bloom
 from transformers.models.distilbert import modeling_distilbert
+from transformers.models.falcon import modeling_falcon
 from transformers.models.marian import modeling_marian
+from transformers.models.mpt import modeling_mpt
 from transformers.models.qwen2_vl import modeling_qwen2_vl
 from transformers.models.qwen3_vl import modeling_qwen3_vl
 from transformers.models.speech_to_text import modeling_speech_to_text
@@ -134,6 +138,36 @@ def speech2text_table(positions, spec):
         return modeling_speech_to_text.Speech2TextSinusoidalPositionalEmbedding.get_embedding(gives.count, spec.d, None)
 
 
+class BloomAlibi:
+    """fn(queries, keys, spec) -> [heads, q, k]: build_alibi_tensor(attention_mask, heads, dtype),
+    whose [heads, 1, keys] bias every query row shares, as BloomAttention adds it.
+
+    Its key positions are (cumsum(mask) - 1) * mask. The campaign's keys run from key_first, up
+    to 2^31 - 1: instead of a mask of key_first + k ones, the mask [key_first, 1, 1, ...] (k + 1
+    entries) has the same running sums from its second entry on, and those columns are kept."""
+
+    def __init__(self, module, dtype):
+        self.module, self.dtype = module, dtype
+        self.__qualname__ = f"transformers.{module.__name__.rsplit('.', 1)[-1]}.build_alibi_tensor"
+
+    def __call__(self, queries, keys, spec):
+        keys = torch.as_tensor(keys).to(torch.long).reshape(-1)
+        mask = torch.ones(1, len(keys) + 1, dtype=torch.long)
+        mask[0, 0] = keys[0]
+        with torch.no_grad():
+            bias = self.module.build_alibi_tensor(mask, spec.keys["heads"], self.dtype)[:, :, 1:]
+        return bias.expand(-1, len(queries), -1).contiguous()
+
+
+def mpt_alibi(queries, keys, spec):
+    """fn(queries, keys, spec) -> [heads, q, k]: build_mpt_alibi_tensor(heads, k), the bias MptModel
+    builds for max_seq_len and MptAttention slices to its last k keys, shared by every query row.
+    It depends on the keys' distance back from the last one alone, not on where they start."""
+    with torch.no_grad():
+        bias = modeling_mpt.build_mpt_alibi_tensor(spec.keys["heads"], len(keys))
+    return bias.expand(-1, len(queries), -1).contiguous()
+
+
 # The columns.
 
 FP32_HF = Column("fp32-angle", "precision=fp32-angle,theta=hf",
@@ -146,6 +180,11 @@ FP32_EXP_LOG = Column("fp32-angle (exp-log)", "precision=fp32-angle,theta=exp-lo
                       "float32 frequencies exp(k·(-ln(base)/D)) with the step a double cast to float32, "
                       "float32 positions and angles, float32 sin and cos")
 BUCKETS = Column("buckets", "", "integer buckets: each must equal the exact one")
+BLOOM_SLOPES = Column("fp32-angle (bloom slopes)", "precision=fp32-angle,slopes=bloom",
+                      "float32 slopes torch.pow(base, k) of a float32 base, the int64 key position times "
+                      "the slope in float32, then cast to the model's dtype: transformers' own recipe")
+MPT_SLOPES = Column("fp32-angle (mpt slopes)", "precision=fp32-angle,slopes=mpt",
+                    "float32 slopes 1 / torch.pow(2, k·8/n'), the int32 distance times the slope in float32")
 
 
 def mrope_rows():
@@ -189,8 +228,30 @@ def sinusoid_rows():
     ]
 
 
+def alibi_rows():
+    models = "transformers/models/"
+    bloom = models + "bloom/modeling_bloom.py: build_alibi_tensor"
+    rows = [
+        Row(LIBRARY, "alibi", f"bloom-alibi-{heads}-{name}", f"build_alibi_tensor (Bloom, {heads} heads, {name})",
+            f"alibi(heads={heads},mode=key,dtype={name})", (BLOOM_SLOPES,), lambda dtype=dtype: BloomAlibi(modeling_bloom, dtype),
+            bloom)
+        for heads in (16, 112) for name, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16))]
+    rows += [
+        Row(LIBRARY, "alibi", f"mpt-alibi-{heads}", f"build_mpt_alibi_tensor (MPT, {heads} heads)",
+            f"alibi(heads={heads},mode=last-key)", (MPT_SLOPES,), lambda: mpt_alibi,
+            models + "mpt/modeling_mpt.py: build_mpt_alibi_tensor")
+        for heads in (32, 24)]
+    rows.append(
+        Row(LIBRARY, "alibi", "falcon-alibi-32-bf16", "build_alibi_tensor (Falcon-RW, 32 heads, bf16)",
+            "alibi(heads=32,mode=key,dtype=bf16)", (BLOOM_SLOPES,), lambda: BloomAlibi(modeling_falcon, torch.bfloat16),
+            models + "falcon/modeling_falcon.py: build_alibi_tensor",
+            "the slopes cast to bf16 and multiplied by the key position in bf16 (slopes[..., None].bfloat16() * "
+            "arange_tensor) whatever the model's dtype: an ALiBi recipe with bf16 arithmetic"))
+    return rows
+
+
 def rows():
-    return mrope_rows() + t5_rows() + sinusoid_rows() + float64_table_rows()
+    return mrope_rows() + t5_rows() + sinusoid_rows() + float64_table_rows() + alibi_rows()
 
 
 # exact-angle's bound is the float32 rounding of an exact angle; these tables' float64 angles are

@@ -56,7 +56,7 @@ def rotate(row, x):
     return y.float().numpy(), fn.rope.bands.numpy()
 
 
-@pytest.mark.parametrize("row", adapt_timm.rows(), ids=lambda r: r.key)
+@pytest.mark.parametrize("row", [r for r in adapt_timm.rows() if r.family == "rope2d"], ids=lambda r: r.key)
 def test_rotates_as_rope2d_at_any_point(row):
     d = int(spec_keys(row.spec)["d"])
     rng = np.random.default_rng(9)
@@ -105,3 +105,22 @@ def test_the_bf16_embedding_row_rounds_each_step_in_bf16():
     plain = next(r for r in adapt_timm.rows() if r.spec == "rope2d(d=64,base=10000,layout=interleaved)" and
                  r.key != "rope-cat/d64-bf16-embed").kernel()
     assert torch.equal(plain(x, points, None), plain(x.float(), points, None).bfloat16())
+
+
+SINCOS_POSITIONS = np.array([0, 1, 5, 1000, 70000, 2**24 + 3], dtype=np.int64)
+
+
+@pytest.mark.parametrize("key", [r.key for r in adapt_timm.sincos2d_rows()])
+def test_sincos2d_axis_rows_are_a_sinusoid_table_of_their_own_axis(key):
+    """Each row's columns are [sin(p b_k)..., cos(p b_k)...] at the campaign's positions p on the row's
+    axis, b_k = 10000^(-k/192) (the spec's sinusoidal(d=384, layout=half) frequencies), at float32
+    angles: the other axis's columns (sin 0, cos 0) or a wrong order fail by far."""
+    row = next(r for r in adapt_timm.sincos2d_rows() if r.key == key)
+    table = row.kernel()(torch.from_numpy(SINCOS_POSITIONS), None).numpy()
+    assert table.shape == (len(SINCOS_POSITIONS), 384)
+    bands = 10000.0 ** (-np.arange(192) / 192.0)
+    angles = SINCOS_POSITIONS.astype(np.float32)[:, None].astype(np.float64) * bands[None, :]
+    expected = np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
+    # A float32 band is within 2 ulp of b_k, the float32 angle one more rounding: |phi| 2^-21 + float32 sin/cos.
+    tolerance = np.concatenate([angles, angles], axis=1) * 2.0**-21 + 2.0**-22
+    assert np.all(np.abs(table - expected) <= tolerance)

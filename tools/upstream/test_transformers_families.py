@@ -196,3 +196,46 @@ def test_a_bf16_mrope_call_rounds_in_bf16(key):
     y = kernel(x, positions, spec_of(key))
     assert y.dtype == torch.bfloat16
     assert (y != kernel(x.float(), positions, spec_of(key)).bfloat16()).any()
+
+
+# ALiBi
+
+def alibi_slopes(heads):
+    """The paper's slopes (README "Specs", alibi): 2^(-8h/c) for the largest power of two c <= n,
+    then every other slope of the 2c series."""
+    c = 2 ** int(math.floor(math.log2(heads)))
+    return [2.0 ** (-8.0 * (h + 1) / c) for h in range(c)] + [2.0 ** (-4.0 * (2 * k + 1) / c) for k in range(heads - c)]
+
+
+QUERIES = np.array([3, 4, 5], dtype=np.int64)
+
+
+@pytest.mark.parametrize("key,heads", [("bloom-alibi-16-fp32", 16), ("bloom-alibi-112-fp32", 112)])
+def test_bloom_bias_is_the_slope_times_the_key_position_at_every_query(key, heads):
+    # Keys far out (past 2^24) and near 0: the mask's first entry stands for the keys before.
+    for first in (0, 7, 2**31 - 20):
+        keys = np.arange(first, first + 9, dtype=np.int64)
+        bias = row(key).kernel()(torch.from_numpy(QUERIES), torch.from_numpy(keys), spec_of(key)).numpy()
+        assert bias.shape == (heads, len(QUERIES), len(keys))
+        expected = np.array(alibi_slopes(heads))[:, None, None] * keys[None, None, :].astype(np.float64)
+        np.testing.assert_allclose(bias, np.broadcast_to(expected, bias.shape), rtol=8 * U32 * 3, atol=0)
+
+
+@pytest.mark.parametrize("heads", [32, 24])
+def test_mpt_bias_is_the_slope_times_the_distance_back_from_the_last_key(heads):
+    key = f"mpt-alibi-{heads}"
+    keys = np.arange(1000, 1011, dtype=np.int64)
+    bias = row(key).kernel()(torch.from_numpy(QUERIES), torch.from_numpy(keys), spec_of(key)).numpy()
+    expected = -np.array(alibi_slopes(heads))[:, None, None] * (keys[-1] - keys)[None, None, :].astype(np.float64)
+    np.testing.assert_allclose(bias, np.broadcast_to(expected, bias.shape), rtol=4 * U32, atol=0)
+
+
+@pytest.mark.parametrize("key,wrong_mode", [("bloom-alibi-16-fp32", "causal"), ("mpt-alibi-24", "key")])
+def test_alibi_rows_fail_under_another_mode(key, wrong_mode):
+    """The mode is what the row's verdict rests on: held to another one, the same code fails."""
+    own = row(key)
+    spec = own.columns[0].spec_text(own.spec).replace(f"mode={own.spec.split('mode=')[1].split(',')[0].rstrip(')')}",
+                                                     f"mode={wrong_mode}")
+    assert f"mode={wrong_mode}" in spec
+    result = peconform.check(own.kernel(), spec=spec, array=own.columns[0].array, cases=20, max_failures=1)
+    assert not result.conformant
