@@ -3,22 +3,10 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
-#include <locale>
 #include <string_view>
 
 namespace peconform {
 namespace {
-
-// The grouping of English text, fixed here so that a report reads the same on every machine.
-struct ThousandsComma : std::numpunct<char> {
-  char do_thousands_sep() const override { return ','; }
-  std::string do_grouping() const override { return "\3"; }
-};
-
-const std::locale& thousands_locale() {
-  static const std::locale locale(std::locale::classic(), new ThousandsComma);
-  return locale;
-}
 
 // "4.90e+08" as fmt's {:e} writes it, to mantissa and exponent.
 struct Scientific {
@@ -45,7 +33,10 @@ std::string without_trailing_zeros(std::string number) {
 
 }  // namespace
 
-std::string grouped(std::uint64_t count) { return fmt::format(thousands_locale(), "{:L}", count); }
+// fmt::group_digits groups by three with commas and no locale: a report reads the same on every
+// machine, and the Python module, which links libstdc++ statically, never looks up a facet whose
+// id differs from the one libfmt's shared copy knows (std::bad_cast).
+std::string grouped(std::uint64_t count) { return fmt::format("{}", fmt::group_digits(count)); }
 
 std::string significant(double value) {
   if (std::isnan(value)) return "nan";

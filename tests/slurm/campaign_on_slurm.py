@@ -26,7 +26,9 @@ import time
 CAMPAIGN = "--profile ci --cases 200"
 SHARDS = 4
 LOST_SHARD = 2
-BUDGET_SECONDS = 2
+# Far below a shard's work: its 50 cases and 49 properties took 2.0 s on an idle 2-core EPYC
+# (2 s was once the budget here, and an idle machine finished inside it).
+BUDGET_SECONDS = 0.5
 # A shard with a budget finishes the case in hand and its property in hand: under load on two
 # cores, the longest of them takes this long past the budget.
 BUDGET_OVERRUN_SECONDS = 20
