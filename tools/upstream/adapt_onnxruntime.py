@@ -1,6 +1,8 @@
 """onnxruntime's CPU RotaryEmbedding kernels: the ONNX operator of opset 23 (domain "") and the
 contrib operator com.microsoft.RotaryEmbedding, each as a one-node model built with onnx.helper and
-run by an InferenceSession on CPUExecutionProvider, in float32 and float16.
+run by an InferenceSession on CPUExecutionProvider, in float32 and float16; and the contrib
+operator com.microsoft.MRotaryEmbedding (Qwen-VL's multimodal RoPE: three position streams, t, h
+and w, each gathering from the same cache for its section of the pairs), in float32.
 
 Upstream's code under test is C++: onnxruntime/core/providers/cpu/llm/rotary_embedding.cc (opset
 23) and onnxruntime/contrib_ops/cpu/bert/rotary_embedding.cc (contrib) gather each token's cos and
@@ -211,10 +213,69 @@ def rotary_row(op, interleaved, shape):
                lambda: OnnxRuntimeRotary(op, d, rot, base, interleaved), op.source)
 
 
+MROPE_SOURCE = "onnxruntime/contrib_ops/cpu/bert/mrotary_embedding.cc: MRotaryEmbedding<T>"
+
+
+@functools.lru_cache(maxsize=None)
+def mrope_session(dtype, heads, d, sections, layout):
+    """A one-node com.microsoft.MRotaryEmbedding model on x [batch, heads, seq, d], position_ids
+    [3, batch, seq] (t, h, w) and caches of d/2 columns; mrope_layout 0 (sections in blocks,
+    Qwen2-VL) or 1 (interleaved, Qwen3-VL); the pairs (i, i + d/2) (interleaved=0)."""
+    element = ELEMENT_TYPES[np.dtype(dtype)]
+    x_shape = ["batch", heads, "seq", d]
+    inputs = [value_info("input", element, x_shape), value_info("position_ids", TensorProto.INT64, [3, "batch", "seq"]),
+              value_info("cos_cache", element, ["rows", d // 2]), value_info("sin_cache", element, ["rows", d // 2])]
+    node = helper.make_node("MRotaryEmbedding", ["input", "position_ids", "cos_cache", "sin_cache"], ["output"],
+                            domain=MS_DOMAIN, mrope_section=list(sections), mrope_layout=layout, interleaved=0)
+    graph = helper.make_graph([node], "mrope", inputs, [value_info("output", element, x_shape)])
+    imports = [helper.make_opsetid("", ONNX_OPSET), helper.make_opsetid(MS_DOMAIN, 1)]
+    model = helper.make_model(graph, opset_imports=imports,
+                              ir_version=helper.find_min_ir_version_for(imports, ignore_unknown=True))
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+class OnnxRuntimeMultimodalRotary:
+    """fn(x, positions, spec) -> y for an mrope spec: x [batch, seq, heads, d], positions [3, batch,
+    seq] (t, h, w), through one MRotaryEmbedding node. The cache is the exporters' recipe, as for
+    RotaryEmbedding (cache_rows, caches): its rows hold the positions of all three streams."""
+
+    def __init__(self, d, base, sections, layout):
+        self.d, self.sections, self.layout = d, tuple(sections), layout
+        self.freqs = inv_freq(base, d)
+        self.__qualname__ = "onnxruntime.contrib.MRotaryEmbedding"
+
+    def __call__(self, x, positions, spec):
+        x = np.asarray(x)
+        batch, seq, heads, _ = x.shape
+        positions = np.broadcast_to(np.asarray(positions, dtype=np.int64).reshape(3, -1, seq), (3, batch, seq))
+        row_positions, position_ids = cache_rows(positions)
+        cos, sin = caches(row_positions, self.freqs, x.dtype, max(len(row_positions), seq))
+        feeds = {"input": np.ascontiguousarray(x.transpose(0, 2, 1, 3)), "position_ids": np.ascontiguousarray(position_ids),
+                 "cos_cache": cos, "sin_cache": sin}
+        (y,) = mrope_session(x.dtype.type, heads, self.d, self.sections, self.layout).run(["output"], feeds)
+        return y.transpose(0, 2, 1, 3)
+
+
+def mrope_rows():
+    columns = (COLUMNS[0], COLUMNS[2])
+    return [
+        Row(LIBRARY, "mrope", "mrope-blocked", "com.microsoft.MRotaryEmbedding, mrope_layout=0 (Qwen2-VL head: d=128, "
+            "sections 16, 24, 24)", "mrope(d=128,base=1000000,layout=half,sections=[16,24,24])", columns,
+            lambda: OnnxRuntimeMultimodalRotary(128, 1000000, (16, 24, 24), 0), MROPE_SOURCE),
+        Row(LIBRARY, "mrope", "mrope-interleaved", "com.microsoft.MRotaryEmbedding, mrope_layout=1 (Qwen3-VL head: "
+            "d=128, sections 24, 20, 20)",
+            "mrope(d=128,base=5000000,layout=half,sections=[24,20,20],section_mode=interleaved)", columns,
+            lambda: OnnxRuntimeMultimodalRotary(128, 5000000, (24, 20, 20), 1), MROPE_SOURCE),
+    ]
+
+
 def versions():
     return {"onnxruntime": ort.__version__, "onnx": onnx.__version__, "torch (cache)": torch.__version__}
 
 
 def rows():
     return [rotary_row(op, interleaved, shape)
-            for op in (ONNX_ROTARY, CONTRIB_ROTARY) for interleaved in (False, True) for shape in SHAPES]
+            for op in (ONNX_ROTARY, CONTRIB_ROTARY) for interleaved in (False, True) for shape in SHAPES] + mrope_rows()

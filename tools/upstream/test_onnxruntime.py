@@ -68,7 +68,7 @@ def bound(want, scale, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["fp32", "fp16"])
 @pytest.mark.parametrize("positions", list(POSITION_SETS.values()), ids=list(POSITION_SETS))
-@pytest.mark.parametrize("row", adapter.rows(), ids=lambda row: row.key)
+@pytest.mark.parametrize("row", [row for row in adapter.rows() if row.family == "rope"], ids=lambda row: row.key)
 def test_adapter_rotates_as_the_spec_pairs(row, positions, dtype):
     fn = row.kernel()
     d, rot, interleaved = row_shape(row)
@@ -131,3 +131,39 @@ def test_frequencies_are_float32_powers_of_the_base():
     exact = 1.0 / 500000.0 ** (np.arange(0, 128, 2) / 128)
     assert freqs.dtype == np.float32
     np.testing.assert_allclose(freqs, exact, rtol=8 * U32, atol=0)
+
+
+# MRotaryEmbedding: (t, h, w) streams far apart, so a pair rotated by another stream's position fails.
+MROPE_POSITIONS = np.array([[[0, 3, 17, 4096, 70000], [1, 2, 900, 5, 2**31 - 1]],
+                            [[5, 1000, 2, 9, 123456], [0, 0, 7, 16777217, 8]],
+                            [[11, 7, 30000, 655, 1], [3, 2**24, 1, 2, 4095]]], dtype=np.int64)
+
+
+def mrope_axis(pairs, sections, interleaved):
+    """Which stream each pair's angle follows (README, `section_mode`): blocks of sections, or t
+    everywhere but h at pairs 1, 4, .. below 3 sections[1] and w at pairs 2, 5, .. below 3 sections[2]."""
+    i = np.arange(pairs)
+    if not interleaved:
+        return np.searchsorted(np.cumsum(sections), i, side="right")
+    axis = np.zeros(pairs, dtype=np.int64)
+    axis[(i % 3 == 1) & (i < 3 * sections[1])] = 1
+    axis[(i % 3 == 2) & (i < 3 * sections[2])] = 2
+    return axis
+
+
+@pytest.mark.parametrize("key,sections,interleaved", [("mrope-blocked", (16, 24, 24), False),
+                                                      ("mrope-interleaved", (24, 20, 20), True)])
+def test_mrotary_rotates_each_pair_by_its_streams_position(key, sections, interleaved):
+    row = next(r for r in adapter.rows() if r.key == key)
+    fn = row.kernel()
+    d, seq = 128, MROPE_POSITIONS.shape[2]
+    x = np.random.default_rng(3).uniform(-2, 2, size=(2, seq, HEADS, d)).astype(np.float32)
+    y = fn(x, MROPE_POSITIONS, None)
+    axis = mrope_axis(d // 2, sections, interleaved)
+    freqs = fn.freqs.numpy()  # the adapter's float32 inv_freq, as the cache's recipe forms it
+    chosen = MROPE_POSITIONS[axis]  # [pairs, batch, seq]: each pair's stream
+    angles = (chosen.astype(np.float32) * freqs[:, None, None]).astype(np.float64).transpose(1, 2, 0)[:, :, None, :]
+    a, b = x[..., : d // 2].astype(np.float64), x[..., d // 2:].astype(np.float64)
+    expected = np.concatenate([a * np.cos(angles) - b * np.sin(angles), b * np.cos(angles) + a * np.sin(angles)], axis=-1)
+    # float32 cos/sin (TORCH_TRIG) times |a| + |b| <= 4, the products and the sum in float32.
+    assert np.max(np.abs(y - expected)) <= 4 * (TORCH_TRIG + 3 * U32)
