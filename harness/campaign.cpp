@@ -127,6 +127,7 @@ class Run {
     if (cells_.empty())
       throw SpecError("the filters (--spec, --family, --dtype, --precision) leave no case any of the plugin's kernels serves");
     const std::uint64_t total = options_.cases.value_or(options_.profile.cases);
+    result_.info.campaign_cases = total;
     std::vector<DrawnCase> drawn;
     for (std::uint64_t k = 0; k < total; ++k) {
       if (!mine(k)) continue;

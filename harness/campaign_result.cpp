@@ -199,7 +199,7 @@ nlohmann::json to_json(const CampaignResult& result) {
             {"profile", i.profile},
             {"seed", i.seed},
             {"filters", i.filters},
-            {"shard", {{"index", i.shard_index}, {"count", i.shard_count}}},
+            {"shard", {{"index", i.shard_index}, {"count", i.shard_count}, {"campaign_cases", i.campaign_cases}}},
             {"cases_planned", i.cases_planned},
             {"cases_run", i.cases_run},
             {"regressions_replayed", i.regressions_replayed},
@@ -241,6 +241,7 @@ CampaignResult from_json(const nlohmann::json& json) {
     i.filters = r.at("filters");
     i.shard_index = r.at("shard").at("index");
     i.shard_count = r.at("shard").at("count");
+    i.campaign_cases = r.at("shard").value("campaign_cases", std::uint64_t{0});
     i.cases_planned = r.at("cases_planned");
     i.cases_run = r.at("cases_run");
     i.regressions_replayed = r.at("regressions_replayed");
@@ -282,12 +283,15 @@ CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
   std::map<int, std::string> partial_shards;  // by index, so that the reason reads the same in any order of shards
   for (const CampaignResult& shard : shards) {
     const RunInfo& i = shard.info;
+    // A stale shard folder of another campaign (other cases, another build) would merge into a
+    // report that looks whole while it mixes two campaigns.
     if (i.seed != first.seed || i.profile != first.profile || i.backend != first.backend || i.filters != first.filters ||
-        i.shard_count != first.shard_count)
-      throw std::runtime_error(fmt::format("shard {}/{} (seed {}, profile {}, backend {}) is not from the campaign of shard "
-                                           "{}/{} (seed {}, profile {}, backend {})",
-                                           i.shard_index, i.shard_count, i.seed, i.profile, i.backend, first.shard_index,
-                                           first.shard_count, first.seed, first.profile, first.backend));
+        i.shard_count != first.shard_count || i.campaign_cases != first.campaign_cases || i.commit != first.commit)
+      throw std::runtime_error(fmt::format(
+          "shard {}/{} (seed {}, profile {}, backend {}, {} cases, commit {}) is not from the campaign of shard {}/{} (seed {}, "
+          "profile {}, backend {}, {} cases, commit {})",
+          i.shard_index, i.shard_count, i.seed, i.profile, i.backend, i.campaign_cases, i.commit, first.shard_index,
+          first.shard_count, first.seed, first.profile, first.backend, first.campaign_cases, first.commit));
     if (i.shard_index < 1 || i.shard_index > i.shard_count || seen[static_cast<std::size_t>(i.shard_index - 1)])
       throw std::runtime_error(fmt::format("shard {}/{} is given twice or is out of range", i.shard_index, i.shard_count));
     seen[static_cast<std::size_t>(i.shard_index - 1)] = true;

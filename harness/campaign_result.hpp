@@ -117,6 +117,10 @@ struct RunInfo {
   std::uint64_t seed = 0;
   std::string filters;          // --spec/--family/--dtype/--precision as given
   int shard_index = 1, shard_count = 1;
+  // The cases of the whole campaign the shard is one of (--cases, or the profile's): shards of
+  // campaigns that differ in it draw other cases and must not merge. 0 in a report from before
+  // it was recorded.
+  std::uint64_t campaign_cases = 0;
   std::uint64_t cases_planned = 0, cases_run = 0;
   std::uint64_t regressions_replayed = 0;
   bool partial = false;         // interrupted or out of time budget: what was covered is below

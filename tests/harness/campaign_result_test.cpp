@@ -108,6 +108,8 @@ CampaignResult shard_of(int index, int count, std::uint64_t planned = 1) {
   shard.info.backend = "cpu";
   shard.info.shard_index = index;
   shard.info.shard_count = count;
+  shard.info.campaign_cases = 200;
+  shard.info.commit = "0d1abfb";
   shard.info.cases_planned = planned;
   shard.info.cases_run = 1;
   shard.cells[{"cpu", "rope", "bf16", "fp32-angle"}] = worst_at(0.25, static_cast<std::uint64_t>(index), "rope(d=8)");
@@ -139,6 +141,22 @@ TEST(MergeResults, AMissingShardIsRefusedByName) {
   EXPECT_NE(refused.find("2 of 4 shards given"), std::string::npos) << refused;
   EXPECT_NE(merge_refusal({shard_of(1, 2), shard_of(1, 2)}).find("shard 1/2 is given twice"), std::string::npos);
   EXPECT_EQ(merge_refusal({shard_of(2, 2), shard_of(1, 2)}), "");
+}
+
+// A stale shard folder left from another campaign with the same seed (other --cases, another
+// build): merged, it would make a whole-looking report of two campaigns' cases. Refused, naming
+// both; and the count survives the report's JSON, where the merge reads it from.
+TEST(MergeResults, AShardOfAnotherCaseCountOrBuildIsRefused) {
+  CampaignResult other_cases = shard_of(2, 2);
+  other_cases.info.campaign_cases = 100;
+  const std::string refused = merge_refusal({shard_of(1, 2), other_cases});
+  EXPECT_NE(refused.find("shard 2/2 (seed 7, profile ci, backend cpu, 100 cases"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("200 cases"), std::string::npos) << refused;
+  CampaignResult other_build = shard_of(2, 2);
+  other_build.info.commit = "ffd5e8b";
+  EXPECT_NE(merge_refusal({shard_of(1, 2), other_build}).find("commit ffd5e8b"), std::string::npos);
+  EXPECT_EQ(from_json(to_json(other_cases)).info.campaign_cases, 100u);
+  EXPECT_EQ(merge_results({shard_of(1, 2), shard_of(2, 2)}).info.campaign_cases, 200u);
 }
 
 // Shards that stopped early (a time budget, Ctrl-C) merge into a partial campaign whose reason
