@@ -6,6 +6,7 @@
 #include "backends/cpu/position_range.hpp"
 #include "backends/cpu/tensor.hpp"
 #include "backends/cpu/tensor_checks.hpp"
+#include "precision/format_constants.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::device {
@@ -100,6 +101,13 @@ void check_relative_call(const KernelCall& call) {
   if (alibi && call.keys > std::numeric_limits<std::int32_t>::max())
     throw SpecError(fmt::format("an ALiBi row of {} keys is longer than 2^31 - 1; split the call", call.keys));
   check_view_in_buffer(call.outputs[0], {1, alibi ? call.spec.heads : 1, call.rows, call.keys}, "the output");
+}
+
+void check_alibi_math(const Spec& spec, std::string_view device) {
+  if (spec.math == RoundsIn::storage && compute_dtype(spec.dtype) != spec.dtype)
+    throw SpecError(fmt::format("{}'s ALiBi kernel computes in float32; {} (slopes and products rounded to {}) is the CPU "
+                                "backend's alone",
+                                device, spec.canonical(), dtype_name(spec.dtype)));
 }
 
 void check_gather_call(const KernelCall& call) {

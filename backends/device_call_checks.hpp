@@ -31,6 +31,10 @@ void check_table_call(const cpu::SinusoidPlan& plan, const KernelCall& call);
 // 2^31 - 1 keys.
 void check_relative_call(const KernelCall& call);
 
+// ALiBi with math=storage in fp16 or bf16 (Falcon's 16-bit slopes and products): the CPU kernels
+// compute it; the device kernels compute in float32 and refuse it, naming `device`.
+void check_alibi_math(const Spec& spec, std::string_view device);
+
 // Learned: every id (plus the offset) a row of the table.
 void check_gather_call(const KernelCall& call);
 

@@ -596,6 +596,11 @@ template <class Real> Real sinusoid_bound(const Spec& spec, const Real& angle, c
 //          is charged one ulp and 1 / that rounds: m (1 + 2u)(1 + u), exact where e is whole.
 // The distance is |i - j|, or under mode=key and last-key |j - anchor|, an integer either way.
 // The store into the storage format rounds once more, relative to the bias: u_s.
+// math=storage (Falcon's `slopes.bfloat16() * positions`): the slope rounds to the storage
+// dtype (u_s), the integer distance converts to it through float32 under fp32-angle (u, then
+// u_s; exact-angle's double holds it exactly), and the
+// product of the two, exact in float32, rounds once to the storage dtype (u_s), which is the
+// store; in fp32 and fp64 the storage is the compute format and nothing changes.
 template <class Real> struct BiasBoundTerms {
   Real relative, absolute, largest;
 };
@@ -604,8 +609,17 @@ template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec, i
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
   const Real absolute = Real(compute.subnormal_spacing) + Real(storage.subnormal_spacing);
-  if (spec.precision != PrecisionClass::fp32_angle)
-    return {ldexp(Real(1), -51) + Real(compute.unit) + Real(storage.unit), absolute, Real(storage.largest)};
+  const Real u_s(storage.unit);
+  const bool storage_math = spec.math == RoundsIn::storage && compute_dtype(spec.dtype) != spec.dtype;
+  // The slope's error and the distance's before math=storage rounds them to the storage dtype.
+  const auto in_storage = [&](const Real& slope, const Real& distance) {
+    return BiasBoundTerms<Real>{(1 + slope) * (1 + u_s) * (1 + distance) * (1 + u_s) * (1 + u_s) - 1, absolute,
+                                Real(storage.largest)};
+  };
+  if (spec.precision != PrecisionClass::fp32_angle) {
+    if (storage_math) return in_storage(ldexp(Real(1), -51), Real(0));
+    return {ldexp(Real(1), -51) + Real(compute.unit) + u_s, absolute, Real(storage.largest)};
+  }
   const Real u = ldexp(Real(1), -24);
   const int c = static_cast<int>(std::bit_floor(static_cast<unsigned>(spec.heads)));
   const bool extra = head >= c;
@@ -628,9 +642,10 @@ template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec, i
       slope = power_of_two ? Real(0) : (1 + 2 * u) * (1 + u) - 1;
       break;
   }
+  if (storage_math) return in_storage(slope, u);
   const Real product = power_of_two ? Real(0) : u;
   const Real relative = (1 + slope) * (1 + u) * (1 + product) - 1;
-  return {relative * (1 + Real(storage.unit)) + Real(storage.unit), absolute, Real(storage.largest)};
+  return {relative * (1 + u_s) + u_s, absolute, Real(storage.largest)};
 }
 
 // The |phi| from which the spec's class stops constraining any rotated pair: where the angle

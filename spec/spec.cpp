@@ -313,7 +313,7 @@ const std::vector<KeyRule<Spec>>& spec_rules() {
       enum_key("precision", with(kAngular, {F::alibi}), false, &Spec::precision),
       enum_key("theta", with(kRotary, {F::rope2d, F::sinusoidal, F::xl}), false, &Spec::theta),
       enum_key("cache", with(kRotary, {F::rope2d}), false, &Spec::cache),
-      enum_key("math", with(kRotary, {F::rope2d}), false, &Spec::math),
+      enum_key("math", with(kRotary, {F::rope2d, F::alibi}), false, &Spec::math),
       enum_key("slopes", {F::alibi}, false, &Spec::slopes),
   };
   return rules;

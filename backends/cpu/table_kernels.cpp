@@ -11,6 +11,7 @@
 #include "backends/cpu/position_range.hpp"
 #include "backends/cpu/theta_recipe.hpp"
 #include "backends/cpu/threading.hpp"
+#include "precision/format_constants.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::cpu {
@@ -67,15 +68,25 @@ PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t
 // One row of ALiBi biases sign * m * |offset - k| for keys k: `offset` is the query's (or the
 // anchor's) index among the keys, query - k_first; keys from `first_masked` on are causal-masked.
 // Two plain loops: a select between the bias and -inf inside one loop keeps GCC from vectorising it.
-template <class T, bool kFloatAngle>
+// kStorageMath (math=storage, Falcon's `slopes.bfloat16() * positions`): the slope and the
+// distance (through float32 under fp32-angle) rounded to T, their product, exact in the compute
+// format of a 16-bit T, rounded to T.
+template <class T, bool kFloatAngle, bool kStorageMath>
 PECONFORM_KERNEL_CLONES void alibi_row(double offset, double sign, std::int32_t keys, std::int32_t first_masked, double slope,
                                        double slope_f32, T* row) {
 #pragma omp simd
   for (std::int32_t k = 0; k < first_masked; ++k) {
     const double distance = std::fabs(offset - static_cast<double>(k));  // exact: below 2^42
-    const double bias = kFloatAngle ? sign * static_cast<double>(static_cast<float>(slope_f32 * static_cast<float>(distance)))
-                                    : sign * (slope * distance);
-    row[k] = store<T>(static_cast<Compute<T>>(bias));
+    if constexpr (kStorageMath) {
+      const Compute<T> slope_t = load(store<T>(static_cast<Compute<T>>(kFloatAngle ? slope_f32 : slope)));
+      const Compute<T> distance_t =
+          load(store<T>(static_cast<Compute<T>>(kFloatAngle ? static_cast<double>(static_cast<float>(distance)) : distance)));
+      row[k] = store<T>(static_cast<Compute<T>>(sign) * (slope_t * distance_t));
+    } else {
+      const double bias = kFloatAngle ? sign * static_cast<double>(static_cast<float>(slope_f32 * static_cast<float>(distance)))
+                                      : sign * (slope * distance);
+      row[k] = store<T>(static_cast<Compute<T>>(bias));
+    }
   }
   const T masked = store<T>(-std::numeric_limits<Compute<T>>::infinity());
   for (std::int32_t k = first_masked; k < keys; ++k) row[k] = masked;
@@ -131,7 +142,11 @@ void alibi_bias(const AlibiPlan& plan, std::int64_t q_first, std::int64_t q_len,
   const AlibiMode mode = plan.spec.mode;
   // key: +m (k_first + k), at the anchor offset -k_first; last-key: -m (last - k); else -m |i - j|.
   const double sign = mode == AlibiMode::key ? 1.0 : -1.0;
-  const auto row_function = plan.spec.precision == PrecisionClass::fp32_angle ? &alibi_row<T, true> : &alibi_row<T, false>;
+  // In fp32 and fp64 the storage is the compute format: math=storage changes nothing there.
+  const bool float_angle = plan.spec.precision == PrecisionClass::fp32_angle,
+             storage_math = plan.spec.math == RoundsIn::storage && compute_dtype(plan.spec.dtype) != plan.spec.dtype;
+  const auto row_function = float_angle ? (storage_math ? &alibi_row<T, true, true> : &alibi_row<T, true, false>)
+                                        : (storage_math ? &alibi_row<T, false, true> : &alibi_row<T, false, false>);
   const std::int64_t heads = static_cast<std::int64_t>(plan.slope.size());
 #pragma omp parallel for collapse(2) schedule(static) if (heads * q_len * k_len >= kElementsWorthThreads)
   for (std::int64_t h = 0; h < heads; ++h)

@@ -107,6 +107,7 @@ void run_sinusoid(const KernelPlace& place, KernelCall& call) {
 void run_alibi(const KernelPlace& place, KernelCall& call) {
   const cpu::AlibiPlan plan = cpu::make_alibi_plan(call.spec);
   device::check_relative_call(call);
+  device::check_alibi_math(call.spec, "CUDA");
   const auto heads = static_cast<std::int64_t>(plan.slope.size());
   std::vector<float> slope_f32;
   for (const double slope : plan.slope_f32) slope_f32.push_back(static_cast<float>(slope));  // float32 values, exact

@@ -311,6 +311,7 @@ class OpenClTensorBackend final : public TensorBackend {
   void run_alibi(KernelCall& call) const {
     const cpu::AlibiPlan& plan = alibi_plan_.get(call.spec, 0, [&] { return cpu::make_alibi_plan(call.spec); });
     device::check_relative_call(call);
+    device::check_alibi_math(call.spec, "OpenCL");
     std::vector<double> slopes;
     for (std::size_t h = 0; h < plan.slope.size(); ++h) {
       slopes.push_back(plan.slope[h]);

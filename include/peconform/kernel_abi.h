@@ -195,7 +195,8 @@ typedef struct pec_spec {
    * the `cache` or `math` keys in its spec patterns, so it is only drawn with both at their
    * default, PEC_IN_COMPUTE (as PEC_LOWP_CACHE, below, it sees through `precision`). */
   int32_t cache;         /* rotary: pec_rounds_in; PEC_IN_STORAGE under PEC_LOWP_CACHE too */
-  int32_t math;          /* rotary: pec_rounds_in */
+  int32_t math;          /* rotary and alibi: pec_rounds_in (alibi: slope, distance and product
+                            rounded to the storage dtype under PEC_IN_STORAGE) */
   /* Added after `math`: a library built before it reads `causal` alone, so a pattern of its
    * that leaves `mode` to the campaign (`alibi(*)`, `mode=*`) must be rebuilt against this
    * header; one that names `mode=symmetric|causal` is unaffected. */

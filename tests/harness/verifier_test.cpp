@@ -86,6 +86,21 @@ TEST(Verifier, JudgesEachAlibiModeAgainstItsOwnAnchor) {
   }
 }
 
+// Falcon's ALiBi rounds its slopes and key positions to bf16 and multiplies in bf16 (math=storage):
+// the CPU kernel's biases under that recipe pass it, and fail the float32-arithmetic recipe's
+// bound, whose one bf16 rounding cannot hold three (positions past 256 round in bf16).
+TEST(Verifier, AlibiWithStorageMathPassesItsRecipeAndNotTheFloat32One) {
+  const std::string falcon =
+      "alibi(heads=32,mode=key,dtype=bf16,precision=fp32-angle,slopes=bloom,math=storage) | seq=2 keys=2000 offset=0 key_offset=100 "
+      "seed=1";
+  KernelCall call = ran(falcon);
+  EXPECT_FALSE(verify_call(call).failed());
+  call.spec.math = RoundsIn::compute;
+  const CaseVerdict float32 = verify_call(call);
+  ASSERT_TRUE(float32.failed());
+  EXPECT_EQ(float32.first_failure->kind, "numeric");
+}
+
 TEST(Verifier, RejectsAnErrorPastTheBound) {
   KernelCall call = ran(kRope);
   Buffer& out = call.outputs[0];

@@ -183,6 +183,43 @@ TEST(TableRecipe, BloomSlopesConformToTheirOwnRecipe) {
   EXPECT_GT(bf16_beyond * 2, bf16_checked) << "bf16 slopes must break bloom's bound";
 }
 
+// Falcon's build_alibi_tensor: Bloom's float32 slopes cast to bf16, the int64 position times them
+// in bf16 (the position through float32 to bf16, the product exact in float32, rounded to bf16),
+// held to math=storage's bound; the same biases break the float32-arithmetic bound.
+TEST(TableRecipe, FalconsBf16AlibiConformsToStorageMath) {
+  double worst = 0;
+  std::uint64_t beyond_own = 0, beyond_float32 = 0, checked = 0;
+  for (int heads = 1; heads <= 128; ++heads) {
+    const Spec falcon =
+        Spec::parse(fmt::format("alibi(heads={},mode=key,dtype=bf16,precision=fp32-angle,slopes=bloom,math=storage)", heads));
+    Spec float32_math = falcon;
+    float32_math.math = RoundsIn::compute;
+    const int c = static_cast<int>(std::bit_floor(static_cast<unsigned>(heads)));
+    for (int h = 0; h < heads; ++h) {
+      const bool extra = h >= c;
+      const int k = extra ? 2 * (h - c) + 1 : h + 1;
+      const Wide slope = pow(Wide(2), Wide(-8 * k) / Wide(extra ? 2 * c : c));
+      const float slope_bf16 = round_to_bf16(bloom_slope(heads, h));
+      const BiasBoundTerms<Wide> own = alibi_bound_terms<Wide>(falcon, h), other = alibi_bound_terms<Wide>(float32_math, h);
+      for (const std::int64_t distance : kPositions) {
+        const float bias = round_to_bf16(slope_bf16 * round_to_bf16(static_cast<float>(distance)));
+        const Wide exact = slope * Wide(distance);
+        const Wide error = abs(Wide(bias) - exact);
+        const double ratio = static_cast<double>(error / (abs(exact) * own.relative + own.absolute));
+        worst = std::max(worst, ratio);
+        beyond_own += ratio > 1;
+        beyond_float32 += error > abs(exact) * other.relative + other.absolute;
+        ++checked;
+      }
+    }
+  }
+  std::cout << "falcon bf16 alibi: worst error / bound " << worst << "; past the float32-arithmetic bound at " << beyond_float32
+            << " of " << checked << "\n";
+  EXPECT_EQ(beyond_own, 0u);
+  EXPECT_GE(worst, 0.1) << "math=storage's bound is loose";
+  EXPECT_GT(beyond_float32, 0u) << "math=storage needs its own bound";
+}
+
 TEST(TableRecipe, MptSlopesConformToTheirOwnRecipe) {
   double mpt_worst = 0;
   std::uint64_t mpt_beyond_exact = 0, not_correctly_rounded = 0;

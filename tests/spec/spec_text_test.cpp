@@ -103,7 +103,8 @@ TEST(SpecText, CacheAndMathAreRefusedWhereTheyMeanNothingOrContradict) {
   EXPECT_NE(refusal("rope(d=8,dtype=bf16,precision=lowp-cache,cache=storage)").find("drop cache=storage"), std::string::npos);
   EXPECT_NE(refusal("rope(d=8,dtype=bf16,precision=lowp-cache,cache=compute)").find("drop cache=compute"), std::string::npos);
   EXPECT_NE(refusal("sinusoidal(d=8,cache=storage)").find("unknown key 'cache'"), std::string::npos);
-  EXPECT_NE(refusal("alibi(heads=8,math=storage)").find("unknown key 'math'"), std::string::npos);
+  EXPECT_NE(refusal("alibi(heads=8,cache=storage)").find("unknown key 'cache'"), std::string::npos);
+  EXPECT_EQ(refusal("alibi(heads=8,dtype=bf16,math=storage)"), "");
   EXPECT_NE(refusal("rope(d=8,math=bf16)").find("expects one of compute|storage, found 'bf16'"), std::string::npos);
 }
 

@@ -15,9 +15,9 @@ answering the builder's one enumeration of positions (Python's range in DistilBE
 torch.arange in Whisper and Speech2Text) with those positions; every other operation is upstream's.
 
 DistilBERT's and Marian's rows await a recipe (Row.awaiting): their float64 angles no precision
-class describes yet; so does Falcon's build_alibi_tensor, which multiplies in bf16 whatever the
-model's dtype. Bloom's bias is slope times the key's position for every query (alibi mode=key),
-MPT's slope times the key's distance back from the last key (mode=last-key).
+class describes yet. Bloom's bias is slope times the key's position for every query (alibi
+mode=key), MPT's slope times the key's distance back from the last key (mode=last-key); Falcon's
+is Bloom's with the slopes and positions rounded to bf16 and multiplied in bf16 (math=storage).
 """
 import builtins
 import contextlib
@@ -183,6 +183,9 @@ BUCKETS = Column("buckets", "", "integer buckets: each must equal the exact one"
 BLOOM_SLOPES = Column("fp32-angle (bloom slopes)", "precision=fp32-angle,slopes=bloom",
                       "float32 slopes torch.pow(base, k) of a float32 base, the int64 key position times "
                       "the slope in float32, then cast to the model's dtype: transformers' own recipe")
+FALCON_SLOPES = Column("fp32-angle (bloom slopes, bf16 arithmetic)", "precision=fp32-angle,slopes=bloom,math=storage",
+                       "Bloom's float32 slopes cast to bf16, the key position cast to bf16 and multiplied by them "
+                       "in bf16 (slopes[..., None].bfloat16() * arange_tensor): transformers' own recipe")
 MPT_SLOPES = Column("fp32-angle (mpt slopes)", "precision=fp32-angle,slopes=mpt",
                     "float32 slopes 1 / torch.pow(2, k·8/n'), the int32 distance times the slope in float32")
 
@@ -243,10 +246,8 @@ def alibi_rows():
         for heads in (32, 24)]
     rows.append(
         Row(LIBRARY, "alibi", "falcon-alibi-32-bf16", "build_alibi_tensor (Falcon-RW, 32 heads, bf16)",
-            "alibi(heads=32,mode=key,dtype=bf16)", (BLOOM_SLOPES,), lambda: BloomAlibi(modeling_falcon, torch.bfloat16),
-            models + "falcon/modeling_falcon.py: build_alibi_tensor",
-            "the slopes cast to bf16 and multiplied by the key position in bf16 (slopes[..., None].bfloat16() * "
-            "arange_tensor) whatever the model's dtype: an ALiBi recipe with bf16 arithmetic"))
+            "alibi(heads=32,mode=key,dtype=bf16)", (FALCON_SLOPES,), lambda: BloomAlibi(modeling_falcon, torch.bfloat16),
+            models + "falcon/modeling_falcon.py: build_alibi_tensor"))
     return rows
 
 

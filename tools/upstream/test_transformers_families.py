@@ -239,3 +239,14 @@ def test_alibi_rows_fail_under_another_mode(key, wrong_mode):
     assert f"mode={wrong_mode}" in spec
     result = peconform.check(own.kernel(), spec=spec, array=own.columns[0].array, cases=20, max_failures=1)
     assert not result.conformant
+
+
+def test_falcon_alibi_fails_the_float32_arithmetic_recipe():
+    """Falcon rounds its slopes and positions to bf16 and multiplies in bf16: held to Bloom's float32
+    arithmetic (the row's column without math=storage) the same code fails, so the row's verdict
+    rests on that key."""
+    own = row("falcon-alibi-32-bf16")
+    spec = own.columns[0].spec_text(own.spec)
+    assert spec.endswith(",math=storage)")
+    result = peconform.check(own.kernel(), spec=spec.replace(",math=storage", ""), array="torch", cases=20, max_failures=1)
+    assert not result.conformant
