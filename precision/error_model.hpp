@@ -597,10 +597,9 @@ template <class Real> Real sinusoid_bound(const Spec& spec, const Real& angle, c
 // The distance is |i - j|, or under mode=key and last-key |j - anchor|, an integer either way.
 // The store into the storage format rounds once more, relative to the bias: u_s.
 // math=storage (Falcon's `slopes.bfloat16() * positions`): the slope rounds to the storage
-// dtype (u_s), the integer distance converts to it through float32 under fp32-angle (u, then
-// u_s; exact-angle's double holds it exactly), and the
-// product of the two, exact in float32, rounds once to the storage dtype (u_s), which is the
-// store; in fp32 and fp64 the storage is the compute format and nothing changes.
+// dtype (u_s), the integer distance converts to it through float32, the compute format (u, then
+// u_s), and the product of the two, exact in float32, rounds once to the storage dtype (u_s),
+// which is the store; in fp32 and fp64 the storage is the compute format and nothing changes.
 template <class Real> struct BiasBoundTerms {
   Real relative, absolute, largest;
 };
@@ -609,7 +608,7 @@ template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec, i
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
   const Real absolute = Real(compute.subnormal_spacing) + Real(storage.subnormal_spacing);
-  const Real u_s(storage.unit);
+  const Real u = ldexp(Real(1), -24), u_s(storage.unit);
   const bool storage_math = spec.math == RoundsIn::storage && compute_dtype(spec.dtype) != spec.dtype;
   // The slope's error and the distance's before math=storage rounds them to the storage dtype.
   const auto in_storage = [&](const Real& slope, const Real& distance) {
@@ -617,10 +616,9 @@ template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec, i
                                 Real(storage.largest)};
   };
   if (spec.precision != PrecisionClass::fp32_angle) {
-    if (storage_math) return in_storage(ldexp(Real(1), -51), Real(0));
+    if (storage_math) return in_storage(ldexp(Real(1), -51), u);
     return {ldexp(Real(1), -51) + Real(compute.unit) + u_s, absolute, Real(storage.largest)};
   }
-  const Real u = ldexp(Real(1), -24);
   const int c = static_cast<int>(std::bit_floor(static_cast<unsigned>(spec.heads)));
   const bool extra = head >= c;
   const int series = extra ? 2 * c : c;                // the slope is 2^(-8 k / series)

@@ -69,8 +69,8 @@ PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t
 // anchor's) index among the keys, query - k_first; keys from `first_masked` on are causal-masked.
 // Two plain loops: a select between the bias and -inf inside one loop keeps GCC from vectorising it.
 // kStorageMath (math=storage, Falcon's `slopes.bfloat16() * positions`): the slope and the
-// distance (through float32 under fp32-angle) rounded to T, their product, exact in the compute
-// format of a 16-bit T, rounded to T.
+// distance (through float32, T's compute format) rounded to T, their product, exact in float32,
+// rounded to T.
 template <class T, bool kFloatAngle, bool kStorageMath>
 PECONFORM_KERNEL_CLONES void alibi_row(double offset, double sign, std::int32_t keys, std::int32_t first_masked, double slope,
                                        double slope_f32, T* row) {
@@ -79,8 +79,7 @@ PECONFORM_KERNEL_CLONES void alibi_row(double offset, double sign, std::int32_t 
     const double distance = std::fabs(offset - static_cast<double>(k));  // exact: below 2^42
     if constexpr (kStorageMath) {
       const Compute<T> slope_t = load(store<T>(static_cast<Compute<T>>(kFloatAngle ? slope_f32 : slope)));
-      const Compute<T> distance_t =
-          load(store<T>(static_cast<Compute<T>>(kFloatAngle ? static_cast<double>(static_cast<float>(distance)) : distance)));
+      const Compute<T> distance_t = load(store<T>(static_cast<Compute<T>>(distance)));
       row[k] = store<T>(static_cast<Compute<T>>(sign) * (slope_t * distance_t));
     } else {
       const double bias = kFloatAngle ? sign * static_cast<double>(static_cast<float>(slope_f32 * static_cast<float>(distance)))
