@@ -193,8 +193,7 @@ ElementTally verify_alibi(const KernelCall& call) {
             }
             // The bias is -m times this: i - j (symmetric: |i - j|), or anchor - j under key
             // and last-key, whose bias m(j - anchor) no query changes.
-            const bool from_key = spec.mode == AlibiMode::key || spec.mode == AlibiMode::last_key;
-            const std::int64_t behind = from_key ? point.c[2] - j : i - j;
+            const std::int64_t behind = measures_the_key(spec.mode) ? point.c[2] - j : i - j;
             const double distance = static_cast<double>(spec.mode == AlibiMode::symmetric && behind < 0 ? -behind : behind);
             const double expected = -slope * distance;
             const double magnitude = std::abs(expected);

@@ -45,9 +45,6 @@ void require_index(bool holds, const std::string& relation, const Index& index) 
   });
 }
 
-// Under key and last-key the bias measures the key from an anchor (0 at a point), whatever the query.
-bool measures_the_key(const Spec& spec) { return spec.mode == AlibiMode::key || spec.mode == AlibiMode::last_key; }
-
 void alibi_bias_is_translation_invariant(const Implementation& implementation) {
   const Spec spec = *gen_alibi_spec();
   RC_TAG(std::string(alibi_mode_name(spec.mode)));
@@ -55,7 +52,7 @@ void alibi_bias_is_translation_invariant(const Implementation& implementation) {
   const Point pair = gen_pair();
   const std::int64_t highest = std::max(pair.c[0], pair.c[1]);
   const std::int64_t shift = *gen_position(kLargestPosition - highest);
-  if (measures_the_key(spec)) {
+  if (measures_the_key(spec.mode)) {
     require_same_values(evaluate(*evaluator, spec, pair, {}), evaluate(*evaluator, spec, Point{{pair.c[0] + shift, pair.c[1], 0}}, {}),
                         "bias(i, j) = bias(i+s, j): every query sees the keys alike");
     return;
@@ -71,7 +68,7 @@ void alibi_bias_is_linear_in_distance(const Implementation& implementation) {
   const auto evaluator = implementation.prepare(spec, 2);
   Point pair = gen_pair();
   if (spec.mode == AlibiMode::causal && pair.c[1] > pair.c[0]) std::swap(pair.c[0], pair.c[1]);
-  const bool from_key = measures_the_key(spec);
+  const bool from_key = measures_the_key(spec.mode);
   const Evaluation unit = evaluate(*evaluator, spec, Point{{from_key ? 0 : 1, from_key ? 1 : 0, 0}}, {});
   const Evaluation at = evaluate(*evaluator, spec, pair, {});
   const Wide distance(from_key ? pair.c[1] : pair.c[0] > pair.c[1] ? pair.c[0] - pair.c[1] : pair.c[1] - pair.c[0]);
@@ -90,7 +87,7 @@ void alibi_slopes_form_the_published_series(const Implementation& implementation
   RC_TAG(std::has_single_bit(static_cast<unsigned>(heads)) ? "power of two" : "other head count");
   const auto evaluator = implementation.prepare(spec, 2);
   // One step from the diagonal, -m; or under key and last-key key 1, +m.
-  const bool from_key = measures_the_key(spec);
+  const bool from_key = measures_the_key(spec.mode);
   const Evaluation unit = evaluate(*evaluator, spec, Point{{from_key ? 0 : 1, from_key ? 1 : 0, 0}}, {});
   // The first 2^floor(log2 n) heads take 2^(-8(h+1)/c); the rest take every other slope of the
   // 2c series, 2^(-4(2k+1)/c) (Press et al., get_slopes).

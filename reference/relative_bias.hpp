@@ -38,7 +38,7 @@ std::vector<Real> alibi_bias(const Spec& spec, const std::vector<Real>& slopes, 
                              std::int64_t anchor) {
   std::vector<Real> out;
   for (const Real& slope : slopes) {
-    if (spec.mode == AlibiMode::key || spec.mode == AlibiMode::last_key)
+    if (measures_the_key(spec.mode))
       out.push_back(slope * Real(key - anchor));
     else if (spec.mode == AlibiMode::causal && key > query)
       out.push_back(-std::numeric_limits<Real>::infinity());

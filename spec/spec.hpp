@@ -31,6 +31,8 @@ enum class SectionMode { blocked, interleaved };
 // (key: fairseq's form, transformers' Bloom and Falcon), or the key's distance back from the
 // call's last key J, -m(J-j) (last-key: MPT). The last two equal causal under softmax, row by row.
 enum class AlibiMode { symmetric, causal, key, last_key };
+// key and last-key: the bias measures the key from an anchor, whatever the query.
+inline bool measures_the_key(AlibiMode mode) { return mode == AlibiMode::key || mode == AlibiMode::last_key; }
 enum class Dtype { fp64, fp32, fp16, bf16 };
 enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache };
 // How a float32 kernel forms theta_i under fp32-angle (README, `theta`): correctly rounded

@@ -505,7 +505,7 @@ std::vector<Mutant> build_mutants() {
       values_only([](const Spec& spec, const Point&, std::span<const Wide>, std::vector<Wide>& values, const Evaluator& correct) {
         if (spec.family != Family::alibi) return;
         // The correct slope m: -bias one step from the diagonal, or the bias of key 1 under key and last-key.
-        const bool from_key = spec.mode == AlibiMode::key || spec.mode == AlibiMode::last_key;
+        const bool from_key = measures_the_key(spec.mode);
         const std::vector<Wide> unit = correct.evaluate(Point{{from_key ? 0 : 1, from_key ? 1 : 0, 0}}, {});
         for (std::size_t h = 0; h < values.size(); ++h) {
           const Wide wrong = pow(Wide(2), Wide(-8 * static_cast<int>(h + 1)) / Wide(spec.heads));

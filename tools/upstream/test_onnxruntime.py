@@ -12,6 +12,7 @@ pytest.importorskip("onnx", reason="onnx is not installed (tools/upstream/requir
 pytest.importorskip("torch", reason="torch is not installed (the adapter forms the cache with it)")
 
 import adapt_onnxruntime as adapter  # noqa: E402
+from mrope_sections import mrope_axis  # noqa: E402
 
 BATCH, HEADS = 2, 3
 # Small positions take the exporter's cache indexed by position; large ones (repeated, and
@@ -137,18 +138,6 @@ def test_frequencies_are_float32_powers_of_the_base():
 MROPE_POSITIONS = np.array([[[0, 3, 17, 4096, 70000], [1, 2, 900, 5, 2**31 - 1]],
                             [[5, 1000, 2, 9, 123456], [0, 0, 7, 16777217, 8]],
                             [[11, 7, 30000, 655, 1], [3, 2**24, 1, 2, 4095]]], dtype=np.int64)
-
-
-def mrope_axis(pairs, sections, interleaved):
-    """Which stream each pair's angle follows (README, `section_mode`): blocks of sections, or t
-    everywhere but h at pairs 1, 4, .. below 3 sections[1] and w at pairs 2, 5, .. below 3 sections[2]."""
-    i = np.arange(pairs)
-    if not interleaved:
-        return np.searchsorted(np.cumsum(sections), i, side="right")
-    axis = np.zeros(pairs, dtype=np.int64)
-    axis[(i % 3 == 1) & (i < 3 * sections[1])] = 1
-    axis[(i % 3 == 2) & (i < 3 * sections[2])] = 2
-    return axis
 
 
 @pytest.mark.parametrize("key,sections,interleaved", [("mrope-blocked", (16, 24, 24), False),

@@ -14,6 +14,7 @@ peconform = pytest.importorskip("peconform", reason="needs the peconform module 
 import torch  # noqa: E402
 
 import adapt_transformers_families as families  # noqa: E402
+from mrope_sections import mrope_axis  # noqa: E402
 
 U32 = 2.0**-24  # float32's unit roundoff
 RNG = np.random.default_rng(7)
@@ -33,17 +34,6 @@ def spec_of(key):
 MROPE_POSITIONS = np.array([[0, 3, 17, 4096, 70000],
                             [5, 1000, 2, 9, 123456],
                             [11, 7, 30000, 655, 1]], dtype=np.int64)
-
-
-def mrope_axis(pairs, sections, interleaved):
-    """Which of t, h, w each pair's angle follows (README, `section_mode`)."""
-    i = np.arange(pairs)
-    if not interleaved:
-        return np.searchsorted(np.cumsum(sections), i, side="right")
-    axis = np.zeros(pairs, dtype=np.int64)
-    axis[(i % 3 == 1) & (i < 3 * sections[1])] = 1
-    axis[(i % 3 == 2) & (i < 3 * sections[2])] = 2
-    return axis
 
 
 @pytest.mark.parametrize("key,sections,interleaved", [("qwen2-vl-mrope", [16, 24, 24], False),
