@@ -18,7 +18,8 @@ class ReferenceTensorBackend final : public TensorBackend {
     BackendCapabilities capabilities;
     capabilities.families = all_families();
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
-    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache,
+                              PrecisionClass::fp64_angle};
     capabilities.largest_call_elements = largest_;
     // The tiers keep no state between calls, and the verifier's escalations already call them
     // from every thread of the team: the campaign's properties may run beside this backend.

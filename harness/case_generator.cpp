@@ -243,6 +243,11 @@ std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, co
           continue;
         // ALiBi has no cos/sin to cache: lowp-cache says nothing more than exact-angle there.
         if (family == Family::alibi && precision == PrecisionClass::lowp_cache && !filters.spec) continue;
+        // fp64-angle describes float64 tables only, and is drawn where --spec, --precision or the
+        // kernel's pattern names it: a kernel that never heard of it keeps the campaign it had.
+        const bool named = filters.spec || !filters.precisions.empty() || (pattern && !pattern->leaves_free("precision"));
+        if (precision == PrecisionClass::fp64_angle && ((family != Family::sinusoidal && family != Family::xl) || !named))
+          continue;
         cells.push_back({family, dtype, precision, model_rounding_cell(capabilities, pattern, family, dtype, precision, filters),
                          pattern ? static_cast<int>(source) : -1, kernel});
       }

@@ -31,7 +31,7 @@ double angle_horizon(const Spec& spec) {
     // whose recipe error is largest.
     Wide horizon = std::numeric_limits<Wide>::infinity();
     for (int index = 0; index < table_frequencies(spec); ++index)
-      horizon = std::min(horizon, (1 - Wide(0x1p-50) - Wide(0x1p-52)) / angle_growth<Wide>(spec, index));
+      horizon = std::min(horizon, (1 - Wide(0x1p-50) - table_sin_cos_error<Wide>(spec)) / angle_growth<Wide>(spec, index));
     return static_cast<double>(horizon);
   }
   if (!rotary) return std::numeric_limits<double>::infinity();

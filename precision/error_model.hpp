@@ -31,7 +31,9 @@
 // terms cover roundings that underflow: the amplitude chain (exp, times the attention factor,
 // times cos) rounds three times in double (eta_64 = 2^-1074) and once more into the compute
 // format, each by at most half a spacing on each of c and s; then the products, and the store.
-// A sinusoid entry y = sin or cos: B = d_phi + 2^-52 + u_f |y| + eta_c + eta_s.
+// A sinusoid entry y = sin or cos: B = d_phi + 2^-52 + u_f |y| + eta_c + eta_s; under
+// fp64-angle (float64 tables) d_phi = 2^-50 + |phi| eps_64 (float64_table_theta_error) and the
+// sine 2^-50 (NumPy's).
 // An ALiBi bias b: |b| (2^-51 + u_c + u_s) + eta_c + eta_s, or under fp32-angle |b| times the
 // float32 slope recipe's error, the distance's and the product's roundings, plus u_s
 // (alibi_bound_terms).
@@ -347,6 +349,24 @@ template <class Real> Real pow_table_theta_error(const Spec& spec, int index) {
   return position * power * (1 + u) * (1 + u) - 1;
 }
 
+// Sinusoid and xl tables under fp64-angle, as NumPy builds them (transformers' DistilBERT
+// create_sinusoidal_embeddings and Marian's create_weight: pos / np.power(base, 2 (j // 2) / d),
+// then np.sin and np.cos, cast to float32): theta_k's relative error in float64, u = 2^-53. The
+// power form b^(-e), e = m_k / D: the exponent's division (relative error e ln(b) u in theta),
+// the base's conversion from its decimal (e u), pow (one ulp, 2u), the division or reciprocal
+// (u). It also holds the exp-log form exp(m_k (-ln(b) / D)): ln(b) one ulp, the division and the
+// product (4 e ln(b) u between them), exp one ulp. The angle's product or division rounds once
+// more (u). theta_0 = b^0 = 1: the angle p is exact.
+template <class Real> Real float64_table_theta_error(const Spec& spec, int index) {
+  using std::abs, std::exp, std::ldexp, std::log;
+  const TableExponent exponent = table_exponent(spec, index);
+  if (exponent.multiple == 0) return Real(0);
+  const Real u = ldexp(Real(1), -53);
+  const Real e = Real(exponent.multiple) / Real(exponent.divisor);
+  const Real x = e * abs(log(Real(spec.base.to_double())));
+  return exp(4 * x * u + e * u) * (1 + 2 * u) * (1 + u) * (1 + u) - 1;
+}
+
 template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   using std::abs, std::exp, std::ldexp, std::log, std::pow;
   const Real u = ldexp(Real(1), -24);
@@ -458,11 +478,25 @@ template <class Real> RotaryBoundTerms<double> rounded_to_double(const RotaryBou
 }
 
 // How the angle error grows with |phi| for frequency `index` (rotary_frequency_index): 2^-100
-// for the classes that form p theta to 106 bits, the recipe's error under fp32-angle. It does not
-// depend on the position, so callers form it once per frequency.
+// for the classes that form p theta to 106 bits, the recipe's error under fp32-angle, float64's
+// under fp64-angle. It does not depend on the position, so callers form it once per frequency.
 template <class Real> Real angle_growth(const Spec& spec, int index) {
   using std::ldexp;
-  return spec.precision == PrecisionClass::fp32_angle ? theta_recipe_error<Real>(spec, index) : ldexp(Real(1), -100);
+  switch (spec.precision) {
+    case PrecisionClass::fp32_angle: return theta_recipe_error<Real>(spec, index);
+    case PrecisionClass::fp64_angle: return float64_table_theta_error<Real>(spec, index);
+    case PrecisionClass::exact_angle:
+    case PrecisionClass::lowp_cache: break;
+  }
+  return ldexp(Real(1), -100);
+}
+
+// The error of a table entry's sine or cosine evaluation, absolute (|y| <= 1): 2^-52 for ours and
+// glibc's (precision/measured_constants.md); under fp64-angle NumPy's float64 np.sin and np.cos,
+// whose SIMD loops claim 4 ulps (numpy/numpy#23399), 2^-50.
+template <class Real> Real table_sin_cos_error(const Spec& spec) {
+  using std::ldexp;
+  return ldexp(Real(1), spec.precision == PrecisionClass::fp64_angle ? -50 : -52);
 }
 
 // Whether cos and sin are multiplied by a float32 attention factor before anything else rounds
@@ -576,7 +610,7 @@ template <class Real> Real sinusoid_bound(const Spec& spec, const Real& angle, c
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
   const Real final = Real(storage.unit) + (compute_dtype(spec.dtype) != spec.dtype ? Real(compute.unit) : Real(0));
-  const Real before_rounding = ldexp(Real(1), -50) + abs(angle) * growth + ldexp(Real(1), -52);
+  const Real before_rounding = ldexp(Real(1), -50) + abs(angle) * growth + table_sin_cos_error<Real>(spec);
   if (!(before_rounding < 1)) return std::numeric_limits<Real>::infinity();
   return before_rounding * (1 + final) + final * abs(entry) + Real(compute.subnormal_spacing) +
          Real(storage.subnormal_spacing);

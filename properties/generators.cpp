@@ -245,6 +245,12 @@ rc::Gen<PrecisionClass> gen_precision() {
   return rc::gen::element(PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache);
 }
 
+// A table's class: fp64-angle (float64 tables) besides the three every angular family has.
+rc::Gen<PrecisionClass> gen_table_precision() {
+  return rc::gen::element(PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache,
+                          PrecisionClass::fp64_angle);
+}
+
 // Under fp32-angle, how the kernel forms theta or ALiBi's slopes (README, `theta`, `slopes`):
 // each of the family's recipes alike, where the plan allows one.
 void draw_float32_recipe(Spec& spec) {
@@ -343,7 +349,7 @@ rc::Gen<Spec> gen_sinusoidal_spec() {
     if (spec.layout == Layout::half || spec.freq == FrequencyRule::power) spec.d += *rc::gen::inRange(0, 2);
     if (*rc::gen::inRange(0, 3) == 0) spec.offset = *rc::gen::inRange<std::int64_t>(1, 4);
     spec.dtype = *gen_dtype();
-    spec.precision = *gen_precision();
+    spec.precision = *gen_table_precision();
     draw_float32_recipe(spec);
     return validated(spec);
   });
@@ -357,7 +363,7 @@ rc::Gen<Spec> gen_xl_spec() {
     spec.d = *gen_even_dims();
     if (*rc::gen::inRange(0, 2) == 0) spec.clamp_len = *gen_position(1 << 20) + 1;
     spec.dtype = *gen_dtype();
-    spec.precision = *gen_precision();
+    spec.precision = *gen_table_precision();
     draw_float32_recipe(spec);
     return validated(spec);
   });

@@ -52,6 +52,7 @@ rc::Gen<Decimal> gen_base();
 // The storage dtypes and the precision classes a kernel spec may carry.
 rc::Gen<Dtype> gen_dtype();
 rc::Gen<PrecisionClass> gen_precision();
+rc::Gen<PrecisionClass> gen_table_precision();
 
 // A rotary spec of `family` (rope, xpos, mrope, rope2d) with a plan drawn from `plans` (rope,
 // xpos and mrope only; rope2d has none). `partial` says whether rot < d (odd d included) may

@@ -68,7 +68,8 @@ template <> const NameTable<Dtype>& names() {
 template <> const NameTable<PrecisionClass>& names() {
   static const NameTable<PrecisionClass> table{{PrecisionClass::exact_angle, "exact-angle"},
                                                {PrecisionClass::fp32_angle, "fp32-angle"},
-                                               {PrecisionClass::lowp_cache, "lowp-cache"}};
+                                               {PrecisionClass::lowp_cache, "lowp-cache"},
+                                               {PrecisionClass::fp64_angle, "fp64-angle"}};
   return table;
 }
 template <> const NameTable<ThetaRecipe>& names() {
@@ -533,6 +534,12 @@ void validate(const Spec& spec) {
       invalid(spec, fmt::format("theta={} is not a {} recipe; {} takes theta={}", name_of(spec.theta),
                                 table ? "table" : "rotary", family_name(spec.family), table ? "exact, hf or exp-log" : "exact, hf, meta, ggml or mlx"));
   }
+  // Only tables are built in float64 by the libraries this class describes (NumPy's tables in
+  // transformers' DistilBERT and Marian); a rotary kernel's float64 angle has no recipe here.
+  if (spec.precision == PrecisionClass::fp64_angle && spec.family != Family::sinusoidal && spec.family != Family::xl)
+    invalid(spec, fmt::format("precision=fp64-angle describes sinusoid tables built in float64 (sinusoidal, xl); {} takes "
+                              "exact-angle, fp32-angle or lowp-cache",
+                              family_name(spec.family)));
   if (spec.slopes != SlopeRecipe::exact && spec.precision != PrecisionClass::fp32_angle)
     invalid(spec, fmt::format("slopes={} says how float32 slopes are formed; it needs precision=fp32-angle, found {}",
                               name_of(spec.slopes), name_of(spec.precision)));

@@ -34,7 +34,10 @@ enum class AlibiMode { symmetric, causal, key, last_key };
 // key and last-key: the bias measures the key from an anchor, whatever the query.
 inline bool measures_the_key(AlibiMode mode) { return mode == AlibiMode::key || mode == AlibiMode::last_key; }
 enum class Dtype { fp64, fp32, fp16, bf16 };
-enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache };
+// fp64-angle: a sinusoid table built in float64, as NumPy builds DistilBERT's and Marian's: theta,
+// the angle and its sine and cosine in float64, rounded once to the storage dtype (README,
+// `precision`). Values are the kernel ABI's pec_precision, so fp64-angle comes last.
+enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache, fp64_angle };
 // How a float32 kernel forms theta_i under fp32-angle (README, `theta`): correctly rounded
 // (exact); for rotary families Hugging Face's and Meta's 1/base^(2i/d) through float32 pow (hf,
 // meta), ggml's running product theta *= base^(-2/d) (ggml) or mlx's exp(-k * (logf(base)/(d/2)))

@@ -11,7 +11,8 @@ BackendCapabilities file_route_capabilities() {
   BackendCapabilities capabilities;
   capabilities.families = all_families();
   capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
-  capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+  capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache,
+                              PrecisionClass::fp64_angle};
   // The huge call must pass 2^31 elements (harness/case_generator.cpp): this keeps it out.
   capabilities.largest_call_elements = std::int64_t{1} << 31;
   return capabilities;

@@ -226,7 +226,7 @@ void add_run_command(CLI::App& app) {
   command->add_option("--spec", options->spec, "Draw every case from this spec (its dtype and precision class included)");
   command->add_option("--family", options->families, "Only these families (repeat, or comma-separated)");
   command->add_option("--dtype", options->dtypes, "Only these dtypes: fp64, fp32, fp16, bf16");
-  command->add_option("--precision", options->precisions, "Only these precision classes: exact-angle, fp32-angle, lowp-cache");
+  command->add_option("--precision", options->precisions, "Only these precision classes: exact-angle, fp32-angle, lowp-cache, fp64-angle (tables; drawn only where named)");
   command->add_option("--out", options->out, "Folder for report.json, junit.xml, summary.md and report.html")->capture_default_str();
   command->add_option("--shard", options->shard, "Run shard I of N (I/N); also read from GTEST_*, SLURM_ARRAY_* and JOB_COMPLETION_INDEX variables");
   command->add_option("--time-budget", options->time_budget, "Stop after this many seconds and write a partial report")

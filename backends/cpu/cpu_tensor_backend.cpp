@@ -60,7 +60,8 @@ class CpuTensorBackend final : public TensorBackend {
     BackendCapabilities capabilities;
     capabilities.families = all_families();
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
-    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache,
+                              PrecisionClass::fp64_angle};
     capabilities.takes_rounding_keys = true;
     capabilities.largest_call_elements = std::int64_t{1} << 32;
     capabilities.calling_thread_only = false;

@@ -19,7 +19,7 @@ namespace peconform::cpu {
 SinusoidPlan make_sinusoid_plan(const Spec& spec) {
   if (spec.family != Family::sinusoidal && spec.family != Family::xl)
     throw SpecError(fmt::format("{} is not a sinusoidal family", family_name(spec.family)));
-  SinusoidPlan plan{spec, {}, {}, 0};
+  SinusoidPlan plan{spec, {}, {}, {}, 0};
   double largest_frequency = 0;
   const std::vector<Quad> theta = sinusoid_frequencies(spec);
   for (const Quad value : theta) {
@@ -27,25 +27,35 @@ SinusoidPlan make_sinusoid_plan(const Spec& spec) {
     largest_frequency = std::max(largest_frequency, plan.frequency.back().hi);
   }
   plan.frequency_f32 = float32_table_theta(spec, theta);  // float32 values, held exactly
+  plan.power_f64 = float64_table_power(spec, static_cast<int>(theta.size()));
   plan.largest_position = largest_position_for(largest_frequency);
   return plan;
 }
 
 namespace {
 
+// How a table row forms its angles: exact-angle and lowp-cache to 106 bits, fp32-angle in
+// float32, fp64-angle as p / b^(m_k/D) in float64.
+enum class TableAngle { exact, float32, float64 };
+
+template <TableAngle kAngle>
+[[gnu::always_inline]] inline Angle table_angle(const SinusoidPlan& plan, double position, double position_f32, int i) {
+  if constexpr (kAngle == TableAngle::float32) return float32_angle(position_f32, plan.frequency_f32[static_cast<std::size_t>(i)]);
+  if constexpr (kAngle == TableAngle::float64) return {position / plan.power_f64[static_cast<std::size_t>(i)], 0.0};
+  return exact_angle(position, plan.frequency[static_cast<std::size_t>(i)]);
+}
+
 // One table row at `position`: pair i's two values go to (2i, 2i+1) interleaved or (i, i+n)
 // half; odd d ends in a lone column (interleaved) or a zero (half). The forms are template
 // arguments so that each is one SIMD loop.
-template <class T, bool kFloatAngle, bool kInterleaved>
+template <class T, TableAngle kAngle, bool kInterleaved>
 PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t position, bool cos_first, T* row) {
   const int n = plan.spec.d / 2;
   const double position_f64 = static_cast<double>(position);
   const double position_f32 = static_cast<float>(position);
-  const SplitFrequency* frequency = plan.frequency.data();
-  const double* frequency_f32 = plan.frequency_f32.data();
 #pragma omp simd
   for (int i = 0; i < n; ++i) {
-    const SinCos value = sin_cos(kFloatAngle ? float32_angle(position_f32, frequency_f32[i]) : exact_angle(position_f64, frequency[i]));
+    const SinCos value = sin_cos(table_angle<kAngle>(plan, position_f64, position_f32, i));
     const double first = cos_first ? value.cos : value.sin, second = cos_first ? value.sin : value.cos;
     if constexpr (kInterleaved) {
       row[2 * i] = store<T>(static_cast<Compute<T>>(first));
@@ -58,7 +68,7 @@ PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t
   if (plan.spec.d % 2 == 0) return;
   if constexpr (kInterleaved) {
     // DistilBERT's lone last column: the first member of pair n, whose frequency the plan holds.
-    const SinCos value = sin_cos(kFloatAngle ? float32_angle(position_f32, frequency_f32[n]) : exact_angle(position_f64, frequency[n]));
+    const SinCos value = sin_cos(table_angle<kAngle>(plan, position_f64, position_f32, n));
     row[plan.spec.d - 1] = store<T>(static_cast<Compute<T>>(cos_first ? value.cos : value.sin));
   } else {
     row[plan.spec.d - 1] = store<T>(Compute<T>(0));
@@ -102,9 +112,11 @@ void sinusoid_rows(const SinusoidPlan& plan, std::int64_t first, std::int64_t ro
   check_position_range("table position", first + (absolute ? spec.offset : 0), rows, plan.largest_position);
   const bool interleaved = absolute && spec.layout == Layout::interleaved;
   const bool cos_first = absolute && spec.order == SinusoidalOrder::cos_sin;
-  const bool float_angle = spec.precision == PrecisionClass::fp32_angle;
-  auto row_function = float_angle ? (interleaved ? &sinusoid_row<T, true, true> : &sinusoid_row<T, true, false>)
-                                  : (interleaved ? &sinusoid_row<T, false, true> : &sinusoid_row<T, false, false>);
+  auto row_function = interleaved ? &sinusoid_row<T, TableAngle::exact, true> : &sinusoid_row<T, TableAngle::exact, false>;
+  if (spec.precision == PrecisionClass::fp32_angle)
+    row_function = interleaved ? &sinusoid_row<T, TableAngle::float32, true> : &sinusoid_row<T, TableAngle::float32, false>;
+  if (spec.precision == PrecisionClass::fp64_angle)
+    row_function = interleaved ? &sinusoid_row<T, TableAngle::float64, true> : &sinusoid_row<T, TableAngle::float64, false>;
 #pragma omp parallel for schedule(static) if (rows * spec.d >= kElementsWorthThreads)
   for (std::int64_t r = 0; r < rows; ++r) {
     std::int64_t position = first + r;

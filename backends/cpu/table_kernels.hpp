@@ -19,6 +19,7 @@ struct SinusoidPlan {
   Spec spec;  // sinusoidal or xl
   std::vector<SplitFrequency> frequency;
   std::vector<double> frequency_f32;  // float32 values, held in double
+  std::vector<double> power_f64;      // fp64-angle: b^(m_k/D) in float64, the divisor of p
   std::int64_t largest_position = 0;  // largest_position_for() the largest frequency
 };
 

@@ -184,6 +184,15 @@ std::vector<double> float32_table_theta(const Spec& spec, const std::vector<Quad
   return theta;
 }
 
+std::vector<double> float64_table_power(const Spec& spec, int count) {
+  std::vector<double> power;
+  for (int k = 0; k < count; ++k) {
+    const TableExponent exponent = table_exponent(spec, k);
+    power.push_back(std::pow(spec.base.to_double(), static_cast<double>(exponent.multiple) / exponent.divisor));
+  }
+  return power;
+}
+
 void ggml_angles(const Float32Theta& recipe, float position, int count, double* angles) {
   float theta = position;
   for (int k = 0; k < count; ++k) {

@@ -33,6 +33,10 @@ Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_thet
 // PyTorch tutorial's div_term, fairseq's and tensor2tensor's inv_timescales).
 std::vector<double> float32_table_theta(const Spec& spec, const std::vector<Quad>& exact_theta);
 
+// Under fp64-angle, a sinusoid table's divisors b^(m_k/D) for k < count, in float64 as NumPy forms
+// them (DistilBERT's and Marian's np.power(base, 2 (j // 2) / d)); an entry's angle is p / b^(m_k/D).
+std::vector<double> float64_table_power(const Spec& spec, int count);
+
 // ggml_rope_cache_init and rope_yarn: theta starts at the float32 position and is multiplied by
 // theta_scale once per frequency, rounding each time; the extrapolated angle is theta_k / ff_k,
 // the interpolated one fl(freq_scale * extrapolated), and the angle the interpolated one, or

@@ -12,7 +12,7 @@ static_assert(static_cast<int>(Family::sinusoidal) == PEC_SINUSOIDAL && static_c
               static_cast<int>(Family::alibi) == PEC_ALIBI && static_cast<int>(Family::xl) == PEC_XL);
 static_assert(static_cast<int>(Layout::half) == PEC_LAYOUT_HALF &&
               static_cast<int>(Layout::interleaved_to_half) == PEC_LAYOUT_INTERLEAVED_TO_HALF);
-static_assert(static_cast<int>(PrecisionClass::lowp_cache) == PEC_LOWP_CACHE);
+static_assert(static_cast<int>(PrecisionClass::lowp_cache) == PEC_LOWP_CACHE && static_cast<int>(PrecisionClass::fp64_angle) == PEC_FP64_ANGLE);
 static_assert(static_cast<int>(ThetaRecipe::ggml) == PEC_THETA_GGML && static_cast<int>(ThetaRecipe::exp_log) == PEC_THETA_EXP_LOG &&
               static_cast<int>(ThetaRecipe::mlx) == PEC_THETA_MLX);
 static_assert(static_cast<int>(SlopeRecipe::bloom) == PEC_SLOPES_BLOOM && static_cast<int>(SlopeRecipe::mpt) == PEC_SLOPES_MPT);

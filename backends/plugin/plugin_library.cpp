@@ -41,7 +41,7 @@ std::string refusal_of(KernelDeclaration& kernel) {
     kernel.patterns = SpecPattern::parse_list(kernel.spec_patterns);
     const std::vector<Dtype> every_dtype{Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
     const std::vector<PrecisionClass> every_class{PrecisionClass::exact_angle, PrecisionClass::fp32_angle,
-                                                  PrecisionClass::lowp_cache};
+                                                  PrecisionClass::lowp_cache, PrecisionClass::fp64_angle};
     for (const SpecPattern& pattern : kernel.patterns) {
       if (pattern.dtypes(every_dtype).empty()) return fmt::format("pattern '{}' allows no dtype", pattern.text());
       if (pattern.precisions(every_class).empty()) return fmt::format("pattern '{}' allows no precision class", pattern.text());

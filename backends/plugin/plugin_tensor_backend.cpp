@@ -82,7 +82,8 @@ class PluginTensorBackend final : public TensorBackend {
       if (std::find(capabilities.families.begin(), capabilities.families.end(), pattern.family()) == capabilities.families.end())
         capabilities.families.push_back(pattern.family());
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
-    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache,
+                              PrecisionClass::fp64_angle};
     // Without a limit of its own, a plugin is drawn the calls our CPU kernels are.
     capabilities.largest_call_elements = kernel_.largest_call_elements > 0 ? kernel_.largest_call_elements : std::int64_t{1} << 32;
     capabilities.patterns = kernel_.patterns;

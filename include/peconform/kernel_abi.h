@@ -85,7 +85,8 @@ typedef enum pec_layout {
 typedef enum pec_precision {
   PEC_EXACT_ANGLE = 0, /* angles correct to the output precision */
   PEC_FP32_ANGLE = 1,  /* frequency, position and angle in float32, theta formed by `theta` */
-  PEC_LOWP_CACHE = 2   /* cos and sin stored in the output dtype */
+  PEC_LOWP_CACHE = 2,  /* cos and sin stored in the output dtype */
+  PEC_FP64_ANGLE = 3   /* sinusoid tables: theta, angle, sin and cos in float64, stored once */
 } pec_precision;
 
 /* How a float32 kernel forms theta_i under PEC_FP32_ANGLE (README, `theta`). */

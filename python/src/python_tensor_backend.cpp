@@ -53,7 +53,8 @@ class PythonTensorBackend final : public TensorBackend {
     // NumPy has no bfloat16: its bf16 cells are not drawn (check() refuses a bf16 asked for by name).
     capabilities.dtypes = {Dtype::fp64, Dtype::fp32, Dtype::fp16};
     if (arrays_ == ArrayKind::torch) capabilities.dtypes.push_back(Dtype::bf16);
-    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+    capabilities.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache,
+                              PrecisionClass::fp64_angle};
     capabilities.calling_thread_only = true;  // the GIL
     capabilities.patterns = patterns_;
     capabilities.takes = takes_;

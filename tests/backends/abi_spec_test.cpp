@@ -25,6 +25,11 @@ TEST(AbiSpec, CacheAndMathSayWhereTheRotationRounds) {
   EXPECT_EQ(math_only.math, PEC_IN_STORAGE);
 }
 
+TEST(AbiSpec, Fp64AngleReachesALibraryAsItsOwnClass) {
+  EXPECT_EQ(flat_of("sinusoidal(d=768,precision=fp64-angle)").precision, PEC_FP64_ANGLE);
+  EXPECT_EQ(flat_of("xl(d=16,precision=fp64-angle)").precision, PEC_FP64_ANGLE);
+}
+
 TEST(AbiSpec, LowpCacheHoldsCosAndSinInStorageForALibraryReadingTheNewField) {
   const pec_spec lowp = flat_of("rope(d=16,dtype=bf16,precision=lowp-cache)");
   EXPECT_EQ(lowp.precision, PEC_LOWP_CACHE);

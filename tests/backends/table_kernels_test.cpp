@@ -4,6 +4,10 @@
 // results must equal the reference exactly.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "precision/error_model.hpp"
 #include "backends/cpu/index_kernels.hpp"
 #include "backends/cpu/table_kernels.hpp"
@@ -33,7 +37,8 @@ void expect_row_within_bound(const Reference<FastReal>& reference, const Point& 
 
 TEST(TableKernels, SinusoidRowsAreWithinTheirBoundInEveryDtype) {
   for (const char* text : {"sinusoidal(d=9,layout=half,order=cos-sin,offset=2)", "sinusoidal(d=16,layout=interleaved,freq=geometric)",
-                           "xl(d=12,clamp_len=300,precision=fp32-angle)"})
+                           "xl(d=12,clamp_len=300,precision=fp32-angle)", "sinusoidal(d=17,layout=interleaved,precision=fp64-angle)",
+                           "xl(d=12,precision=fp64-angle)"})
     for (Dtype dtype : kDtypes) {
       Spec spec = Spec::parse(text);
       spec.dtype = dtype;
@@ -51,6 +56,32 @@ TEST(TableKernels, SinusoidRowsAreWithinTheirBoundInEveryDtype) {
         }
       });
     }
+}
+
+// fp64-angle forms each angle as NumPy does (DistilBERT's pos / np.power(10000, 2 (j // 2) / d)):
+// at p near 2^30 its fp64 rows stay within a few units of 2^-53 of glibc's sin and cos of that
+// double angle, where the exact-angle kernel's depart from them by the angle's float64 error.
+TEST(TableKernels, Fp64AngleRowsTakeNumpysFloat64Angle) {
+  constexpr int kD = 768;
+  constexpr std::int64_t kFirst = (std::int64_t{1} << 30) - 3, kRows = 4;
+  const auto table_of = [&](const char* precision) {
+    const Spec spec = Spec::parse(fmt::format("sinusoidal(d={},layout=interleaved,dtype=fp64,precision={})", kD, precision));
+    std::vector<double> table(static_cast<std::size_t>(kRows * kD));
+    sinusoid_rows<double>(make_sinusoid_plan(spec), kFirst, kRows, table.data(), kD);
+    return table;
+  };
+  const std::vector<double> fp64_angle = table_of("fp64-angle"), exact_angle = table_of("exact-angle");
+  double fp64_from_numpy = 0, exact_from_numpy = 0;
+  for (std::int64_t r = 0; r < kRows; ++r)
+    for (int j = 0; j < kD; ++j) {
+      const double angle = static_cast<double>(kFirst + r) / std::pow(10000.0, 2.0 * (j / 2) / kD);
+      const double numpy = j % 2 == 0 ? std::sin(angle) : std::cos(angle);
+      const auto at = static_cast<std::size_t>(r * kD + j);
+      fp64_from_numpy = std::max(fp64_from_numpy, std::abs(fp64_angle[at] - numpy));
+      exact_from_numpy = std::max(exact_from_numpy, std::abs(exact_angle[at] - numpy));
+    }
+  EXPECT_LE(fp64_from_numpy, 0x1p-50) << "fp64-angle departs from NumPy's float64 angle";
+  EXPECT_GE(exact_from_numpy, 0x1p-30) << "exact-angle should depart from a float64 angle at p = 2^30";
 }
 
 TEST(TableKernels, AlibiBiasBlockIsWithinItsBoundInEveryDtype) {

@@ -117,6 +117,34 @@ TEST(CaseGenerator, SixteenBitRotaryCellsRoundAsTheModelDoesEveryOtherCycle) {
   EXPECT_EQ(draw_case(kSeed, 1, campaign_cells(free, {}), {}, profile_named("ci"), free).spec.math, RoundsIn::storage);
 }
 
+// fp64-angle describes float64 tables: drawn for sinusoidal and xl alone, and only where --spec,
+// --precision or a kernel's pattern names it, so a kernel that never heard of the class keeps the
+// campaign it had.
+TEST(CaseGenerator, Fp64AngleIsDrawnForTablesWhereNamed) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  const auto fp64_cells = [](const std::vector<CaseCell>& cells) {
+    std::vector<Family> families;
+    for (const CaseCell& cell : cells)
+      if (cell.precision == PrecisionClass::fp64_angle) families.push_back(cell.family);
+    return families;
+  };
+  EXPECT_TRUE(fp64_cells(campaign_cells(capabilities, {})).empty());
+  CaseFilters named;
+  named.precisions = {PrecisionClass::fp64_angle};
+  // learned has a dtype but no class: a class filter leaves its cells as they are.
+  for (const CaseCell& cell : campaign_cells(capabilities, named))
+    EXPECT_TRUE(cell.precision == PrecisionClass::fp64_angle || cell.family == Family::learned) << family_name(cell.family);
+  std::vector<Family> families = fp64_cells(campaign_cells(capabilities, named));
+  EXPECT_EQ(families.size(), 2 * capabilities.dtypes.size());
+  families.erase(std::unique(families.begin(), families.end()), families.end());
+  EXPECT_EQ(families, (std::vector<Family>{Family::sinusoidal, Family::xl}));
+  BackendCapabilities patterned = capabilities, every_class = capabilities;
+  patterned.patterns = {SpecPattern::parse("sinusoidal(d=768,layout=interleaved,precision=fp64-angle)")};
+  every_class.patterns = {SpecPattern::parse("sinusoidal(*)")};
+  EXPECT_EQ(fp64_cells(campaign_cells(patterned, {})).size(), 1u);
+  EXPECT_TRUE(fp64_cells(campaign_cells(every_class, {})).empty());
+}
+
 TEST(CaseGenerator, ADtypeFilterIsKeptByTheHugeCall) {
   const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
   const Profile deep = profile_named("deep");

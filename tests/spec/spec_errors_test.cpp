@@ -108,6 +108,10 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("xl(d=7)", {"d=7 is odd but xl concatenates d/2 sines and d/2 cosines"});
   expect_rejected("xl(d=8,theta=exp-log)", {"theta=exp-log", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("alibi(heads=8,slopes=bloom)", {"slopes=bloom", "needs precision=fp32-angle, found exact-angle"});
+  // fp64-angle is the class of float64 tables (NumPy's): a rotary or bias family has no such recipe.
+  expect_rejected("rope(d=8,precision=fp64-angle)", {"precision=fp64-angle describes sinusoid tables", "rope takes exact-angle"});
+  expect_rejected("alibi(heads=8,precision=fp64-angle)", {"precision=fp64-angle", "alibi takes exact-angle"});
+  expect_rejected("sinusoidal(d=8,precision=fp64-angle,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found fp64-angle"});
   expect_rejected("alibi(heads=8,precision=fp32-angle,slopes=pow)", {"key 'slopes'", "pow"});
 }
 

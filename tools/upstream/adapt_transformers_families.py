@@ -14,8 +14,8 @@ the campaign's reach 2^31: the adapter builds each table over the campaign's pos
 answering the builder's one enumeration of positions (Python's range in DistilBERT and Marian,
 torch.arange in Whisper and Speech2Text) with those positions; every other operation is upstream's.
 
-DistilBERT's and Marian's rows await a recipe (Row.awaiting): their float64 angles no precision
-class describes yet. Bloom's bias is slope times the key's position for every query (alibi
+DistilBERT's and Marian's tables form their angles, sin and cos in NumPy float64 and are held to
+precision=fp64-angle. Bloom's bias is slope times the key's position for every query (alibi
 mode=key), MPT's slope times the key's distance back from the last key (mode=last-key); Falcon's
 is Bloom's with the slopes and positions rounded to bf16 and multiplied in bf16 (math=storage).
 """
@@ -186,6 +186,9 @@ BLOOM_SLOPES = Column("fp32-angle (bloom slopes)", "precision=fp32-angle,slopes=
 FALCON_SLOPES = Column("fp32-angle (bloom slopes, bf16 arithmetic)", "precision=fp32-angle,slopes=bloom,math=storage",
                        "Bloom's float32 slopes cast to bf16, the key position cast to bf16 and multiplied by them "
                        "in bf16 (slopes[..., None].bfloat16() * arange_tensor): transformers' own recipe")
+FP64_NUMPY = Column("fp64-angle (NumPy)", "precision=fp64-angle",
+                    "pos / np.power(base, 2(j//2)/d), np.sin and np.cos in float64, cast once to float32: "
+                    "transformers' own recipe for these tables")
 MPT_SLOPES = Column("fp32-angle (mpt slopes)", "precision=fp32-angle,slopes=mpt",
                     "float32 slopes 1 / torch.pow(2, k·8/n'), the int32 distance times the slope in float32")
 
@@ -255,26 +258,18 @@ def rows():
     return mrope_rows() + t5_rows() + sinusoid_rows() + float64_table_rows() + alibi_rows()
 
 
-# exact-angle's bound is the float32 rounding of an exact angle; these tables' float64 angles are
-# off by a few double roundings of the angle, which that bound does not hold past position 2^19.
-FLOAT64_TABLES = ("angles, sin and cos in NumPy float64, cast once to float32: a float64-angle class for "
-                  "tables (the angle's error |φ|·(ln(base)·e·2^-53 + pow's + 2^-53))")
-
-
 def float64_table_rows():
     """DistilBERT's and Marian's tables, which form their angles, sin and cos in NumPy float64 and
-    cast to float32: awaiting a class for that, with the contrast column they would be held to."""
-    columns = (exact_angle("NumPy float64"),)
+    cast to float32 (fp64-angle); exact-angle is the contrast, whose bound float64 angles leave
+    where |phi| 2^-53 approaches a float32 ulp of a small entry."""
+    columns = (FP64_NUMPY, exact_angle("NumPy float64"))
     distilbert = "transformers/models/distilbert/modeling_distilbert.py: create_sinusoidal_embeddings"
     return [
         Row(LIBRARY, "sinusoidal", "distilbert-sinusoids", "create_sinusoidal_embeddings (DistilBERT, dim 768)",
-            "sinusoidal(d=768,base=10000,layout=interleaved)", columns, lambda: distilbert_table, distilbert,
-            FLOAT64_TABLES),
+            "sinusoidal(d=768,base=10000,layout=interleaved)", columns, lambda: distilbert_table, distilbert),
         Row(LIBRARY, "sinusoidal", "distilbert-sinusoids-odd", "create_sinusoidal_embeddings (odd dim 33)",
-            "sinusoidal(d=33,base=10000,layout=interleaved)", columns, lambda: distilbert_table, distilbert,
-            FLOAT64_TABLES),
+            "sinusoidal(d=33,base=10000,layout=interleaved)", columns, lambda: distilbert_table, distilbert),
         Row(LIBRARY, "sinusoidal", "marian-sinusoids", "MarianSinusoidalPositionalEmbedding.create_weight (d_model 512)",
             "sinusoidal(d=512,base=10000,layout=half)", columns, lambda: marian_table,
-            "transformers/models/marian/modeling_marian.py: MarianSinusoidalPositionalEmbedding.create_weight",
-            FLOAT64_TABLES),
+            "transformers/models/marian/modeling_marian.py: MarianSinusoidalPositionalEmbedding.create_weight"),
     ]
