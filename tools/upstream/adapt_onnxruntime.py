@@ -260,7 +260,7 @@ class OnnxRuntimeMultimodalRotary:
 
 
 def mrope_rows():
-    columns = (COLUMNS[0], COLUMNS[2])
+    columns = COLUMNS
     return [
         Row(LIBRARY, "mrope", "mrope-blocked", "com.microsoft.MRotaryEmbedding, mrope_layout=0 (Qwen2-VL head: d=128, "
             "sections 16, 24, 24)", "mrope(d=128,base=1000000,layout=half,sections=[16,24,24])", columns,

@@ -171,12 +171,13 @@ def groups(library):
 
 
 def family_columns(rows):
-    """Every column the family's rows have, in first-seen order, with its keys and meaning."""
+    """Every column the family's rows have, in first-seen order with the exact-angle contrast last
+    (each row's own recipes come first, whichever row brought them), with its keys and meaning."""
     columns = {}
     for row in rows:
         for column in row["columns"]:
             columns.setdefault(column["name"], column)
-    return list(columns.values())
+    return sorted(columns.values(), key=lambda column: column["name"] == "exact-angle")
 
 
 def first_position_over(cell):
@@ -187,10 +188,13 @@ def first_position_over(cell):
     return "0" if over[0] == 0 else f"2^{over[0] - 1}"
 
 
-def verdict(cell, row=None):
+def verdict(cell, row=None, column=None):
     """The verdict and the worst numeric ratio; where a cell fails without a numeric error past its
-    bound (an out-of-bounds write, an exception), the kind of its first failure instead."""
+    bound (an out-of-bounds write, an exception), the kind of its first failure instead. A column
+    of the family that the row is not held to (another row's recipe) is "—"."""
     if cell is None:
+        if row and column and all(c["name"] != column for c in row["columns"]):
+            return "—"
         return "awaiting a recipe" if row and row.get("awaiting") else "not run"
     text = f"{'conformant' if cell['conformant'] else cell['verdict']} ({significant(cell['worst_ratio'])})"
     if not cell["conformant"] and cell["worst_ratio"] <= 1 and cell["failures"]:
@@ -224,7 +228,8 @@ INTRO = ("Each library's own positional-encoding code (not ports), called by `pe
          "library's own recipe, and exact-angle as the contrast where the family has angles. A cell gives the "
          "verdict and the worst error / bound over every element checked (below 1 conforms) and, where it "
          "fails, the smallest position from which an error passes its bound (positions binned by powers of "
-         "two). Every non-conformant cell outside the exact-angle contrast has its finding in FINDINGS.md.")
+         "two); a dash marks another row's recipe, which this row is not held to. Every non-conformant cell "
+         "outside the exact-angle contrast has its finding in FINDINGS.md.")
 
 
 def _md(text):
@@ -253,7 +258,7 @@ def markdown(matrix):
             lines += ["", "| implementation | spec | " + " | ".join(_md(c["name"]) for c in columns) + " |",
                       "|---|---|" + "---|" * len(columns)]
             for row in rows:
-                cells = [_md(verdict(row["cells"].get(c["name"]), row)) for c in columns]
+                cells = [_md(verdict(row["cells"].get(c["name"]), row, c["name"])) for c in columns]
                 lines.append(f"| {_md(row['name'])} | `{_md(brief(row['spec']))}` | " + " | ".join(cells) + " |")
             awaiting = [f"- Awaiting a recipe, **{row['name']}**: {row['awaiting']}" for row in rows if row.get("awaiting")]
             lines += [""] + awaiting if awaiting else []
@@ -287,7 +292,8 @@ LEGEND = [("failed", "&#x2717;", "non-conformant under the library's own recipe"
           ("within-2x", "0.5&ndash;1", "conformant, within 2&times; of the bound"),
           ("within-4x", "0.25&ndash;0.5", "within 4&times;"), ("within-10x", "0.1&ndash;0.25", "within 10&times;"),
           ("loose", "&lt; 0.1", "loose: a kernel 10 times worse would pass too"),
-          ("bit-exact", "=", "compared bit for bit (integers)"), ("not-drawn", "&ndash;", "not run")]
+          ("bit-exact", "=", "compared bit for bit (integers)"), ("not-drawn", "&ndash;", "not run"),
+          ("not-drawn", "&mdash;", "another row's recipe: this row is not held to it")]
 
 
 def style():
@@ -356,7 +362,7 @@ def _html_library(library):
                 style = shade(cell)
                 if column["name"] == "exact-angle":
                     style += " contrast"
-                text = e(verdict(cell, row))
+                text = e(verdict(cell, row, column["name"]))
                 if cell is not None and not cell["conformant"]:
                     text = f"<a href=\"#{anchor(library, cell)}\">{text}</a>"
                 tds.append(f"<td class=\"{style}\">{text}</td>")

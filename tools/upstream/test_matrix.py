@@ -199,6 +199,22 @@ def test_the_page_never_scrolls_sideways_at_1400_pixels(tmp_path):
     assert scroll_width <= window_width
 
 
+def test_another_rows_recipe_is_a_dash_and_the_contrast_comes_last():
+    # A family whose rows bring different recipes: each row shows a dash under the other's, "not
+    # run" only where a column it is held to has no cell, and exact-angle stays the last column.
+    exp_log = {"name": "fp32-angle (exp-log)", "keys": "precision=fp32-angle,theta=exp-log", "meaning": "exp-log"}
+    fp64 = {"name": "fp64-angle", "keys": "precision=fp64-angle", "meaning": "float64 tables"}
+    contrast = ROTARY_COLUMNS[1]
+    library = {"library": "lib", "run": run({"lib": "1"}),
+               "rows": [row("whisper", "Whisper", "sinusoidal", [exp_log, contrast]),
+                        row("distilbert", "DistilBERT", "sinusoidal", [fp64, contrast])],
+               "cells": [cell("whisper", "fp32-angle (exp-log)", True, 0.5), cell("distilbert", "fp64-angle", True, 0.75)]}
+    text = matrix.markdown({"assembled": "now", "libraries": [library]})
+    assert "| implementation | spec | fp32-angle (exp-log) | fp64-angle | exact-angle |" in text
+    assert "| Whisper | `sinusoidal(d=8)` | conformant (0.5) | — | not run |" in text
+    assert "| DistilBERT | `sinusoidal(d=8)` | — | conformant (0.75) | not run |" in text
+
+
 def test_a_row_awaiting_a_recipe_is_listed_without_a_verdict():
     waiting = dict(row("sine", "SinePositionEncoding", "sinusoidal", [ROTARY_COLUMNS[1]]), awaiting="a powf recipe")
     library = dict(TIMM, rows=TIMM["rows"] + [waiting])
