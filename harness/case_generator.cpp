@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <string_view>
 
 #include "harness/counter_random.hpp"
 #include "properties/generators.hpp"
@@ -252,6 +254,14 @@ std::vector<CaseCell> campaign_cells(const BackendCapabilities& capabilities, co
                          pattern ? static_cast<int>(source) : -1, kernel});
       }
     }
+  }
+  if (cells.empty() && filters.spec && has_precision(filters.spec->family) &&
+      std::find(capabilities.precisions.begin(), capabilities.precisions.end(), filters.spec->precision) ==
+          capabilities.precisions.end()) {
+    std::vector<std::string_view> served;
+    for (const PrecisionClass precision : capabilities.precisions) served.push_back(precision_name(precision));
+    throw SpecError(fmt::format("--spec asks for precision={}, which this backend does not serve; it serves {}",
+                                precision_name(filters.spec->precision), fmt::join(served, ", ")));
   }
   if (cells.empty()) throw SpecError("the filters (--spec, --family, --dtype, --precision) leave no case this backend supports");
   return cells;

@@ -143,6 +143,20 @@ TEST(CaseGenerator, Fp64AngleIsDrawnForTablesWhereNamed) {
   every_class.patterns = {SpecPattern::parse("sinusoidal(*)")};
   EXPECT_EQ(fp64_cells(campaign_cells(patterned, {})).size(), 1u);
   EXPECT_TRUE(fp64_cells(campaign_cells(every_class, {})).empty());
+  // A backend without the class (our OpenCL and CUDA kernels) says so, naming the classes it has.
+  BackendCapabilities three_classes = capabilities;
+  three_classes.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+  CaseFilters asked;
+  asked.spec = Spec::parse("sinusoidal(d=16,precision=fp64-angle)");
+  try {
+    campaign_cells(three_classes, asked);
+    ADD_FAILURE() << "a class the backend does not serve was accepted";
+  } catch (const SpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("precision=fp64-angle, which this backend does not serve; it serves exact-angle, "
+                                             "fp32-angle, lowp-cache"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(CaseGenerator, ADtypeFilterIsKeptByTheHugeCall) {
