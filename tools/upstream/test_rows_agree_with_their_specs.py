@@ -13,7 +13,7 @@ import pytest
 peconform = pytest.importorskip("peconform", reason="the peconform module is not built (build/release/python)")
 
 LIBRARIES = ["transformers", "torchtune", "rotary_embedding_torch", "x_transformers", "timm", "keras_hub",
-             "onnxruntime", "mlx"]
+             "onnxruntime", "mlx", "vllm"]
 # Two batch rows with different positions, all up to 200 (rope2d and mrope: the other axes' are
 # these reversed, and these plus 7).
 POSITIONS = np.array([[0, 1, 2, 5, 17, 100], [3, 4, 9, 64, 150, 200]], dtype=np.int64)

@@ -1,0 +1,100 @@
+"""vLLM's rotary embeddings as its model code builds and calls them: `get_rope(head_size,
+max_position, is_neox_style, rope_parameters, dtype)` (vllm/model_executor/layers/rotary_embedding/
+__init__.py) picks the class from the config's rope_parameters (`RotaryEmbedding` in base.py,
+`Llama3RotaryEmbedding` in llama3_rope.py), and `forward_native(positions, query, key)` is the
+PyTorch path vLLM runs where no compiled kernel is (the PyPI wheel's `vllm._C` is CUDA's; on the
+CPU vLLM dispatches to forward_native too).
+
+The module holds a cos/sin cache of `max_position` rows made at construction from
+`torch.arange(max_position, dtype=torch.float)`: inv_freq = 1 / base ** (arange(0, rot, 2) / rot)
+in float32 (transformers' recipe, theta=hf; llama3's float32 blend on it), the angle one float32
+product (einsum), cos and sin in float32, then the cache cast to the model's dtype. The rotation
+(`ApplyRotaryEmb.forward_static`) casts cos and sin to x's dtype and forms x1 * cos - x2 * sin
+there: in bf16 both the cache and the arithmetic round to bf16 (cache=storage, math=storage).
+
+peconform's positions reach 2^31 - 1, and no cache that long fits: the callable builds the module
+with `max_position` the count of the call's distinct positions, answers that one torch.arange
+with those positions (campaign_positions.ArangeGives), and passes each token's row of that
+cache. get_rope memoises modules by its arguments, and a count equals any int of its value, so
+the memo is emptied before each build. Everything else is vLLM's own code.
+"""
+import torch
+import vllm
+from vllm.config import DeviceConfig, VllmConfig, set_current_vllm_config
+from vllm.model_executor.layers import rotary_embedding
+
+from campaign_positions import ArangeGives, enumerated_once
+from rows import Column, Row, exact_angle
+
+LIBRARY = "vllm"
+SOURCE = "vllm/model_executor/layers/rotary_embedding/"
+# A CPU device config: vLLM's custom ops read the current config when they are built.
+CPU_CONFIG = VllmConfig(device_config=DeviceConfig(device="cpu"))
+
+FP32 = Column("fp32-angle", "precision=fp32-angle,theta=hf",
+              "a float32 model: inv_freq = 1/base**(arange(0,rot,2)/rot) in float32 (theta=hf, llama3's blend as "
+              "transformers forms it), float32 positions and angles, a float32 cos/sin cache, the rotation in float32")
+BF16 = Column("bf16", "dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,math=storage",
+              "a bf16 model: the same float32 angles, the cache cast to bf16 (cache=storage), and x1 * cos - x2 * sin "
+              "on bf16 tensors, each product and the sum rounded to bf16 (math=storage)")
+COLUMNS = (FP32, BF16, exact_angle())
+
+
+def built_over(positions, head_size, is_neox_style, rope_parameters, dtype):
+    """get_rope's module with one cache row per position of `positions` (int64, 1-D)."""
+    rotary_embedding._ROPE_DICT.clear()
+    with set_current_vllm_config(CPU_CONFIG), ArangeGives(positions) as gives:
+        module = rotary_embedding.get_rope(head_size, gives.count, is_neox_style, rope_parameters, dtype)
+    enumerated_once(gives, f"{type(module).__name__}._compute_cos_sin_cache")
+    return module
+
+
+class VllmRotary:
+    """fn(x, positions, spec) for peconform.check(): x [batch, seq, heads, d] in the model's dtype
+    (query-shaped: [tokens, heads * d] as vLLM's attention hands it over), positions [batch, seq]."""
+
+    def __init__(self, is_neox_style, rope_parameters):
+        self.is_neox_style, self.rope_parameters = is_neox_style, rope_parameters
+        self.__qualname__ = "vllm.get_rope(...).forward_native"
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq, heads, d = x.shape
+        positions = torch.as_tensor(positions).to(torch.int64).reshape(-1, seq).expand(batch, seq)
+        distinct, rows = torch.unique(positions, return_inverse=True)
+        module = built_over(distinct, d, self.is_neox_style, self.rope_parameters, x.dtype)
+        with torch.no_grad(), set_current_vllm_config(CPU_CONFIG):
+            query, _ = module.forward_native(rows.reshape(-1), x.reshape(batch * seq, heads * d), None)
+        return query.reshape(batch, seq, heads, d)
+
+
+def row(key, name, spec, is_neox_style, rope_parameters, source):
+    return Row(LIBRARY, "rope", key, name, spec, COLUMNS, lambda: VllmRotary(is_neox_style, rope_parameters),
+               SOURCE + source)
+
+
+def versions():
+    return {"vllm": vllm.__version__, "torch": torch.__version__}
+
+
+# The rope fields of each model's config.json as vLLM reads them (rope_parameters).
+LLAMA3_1 = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+            "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+
+
+def rows():
+    return [
+        row("rope/llama2-7b", "get_rope(128, is_neox_style=True) (Llama 2 7B)", "rope(d=128,base=10000,layout=half)",
+            True, {"rope_theta": 10000.0}, "base.py: RotaryEmbedding"),
+        row("rope/qwen2-7b", "get_rope(128, is_neox_style=True, rope_theta=1e6) (Qwen2 7B)",
+            "rope(d=128,base=1000000,layout=half)", True, {"rope_theta": 1000000.0}, "base.py: RotaryEmbedding"),
+        row("rope/gpt-j-6b", "get_rope(256, is_neox_style=False, rope_dim=64) (GPT-J 6B)",
+            "rope(d=256,base=10000,layout=interleaved,rot=64)", False, {"rope_theta": 10000.0, "rope_dim": 64},
+            "base.py: RotaryEmbedding"),
+        row("rope/phi-2", "get_rope(80, is_neox_style=True, partial_rotary_factor=0.4) (Phi-2)",
+            "rope(d=80,base=10000,layout=half,rot=32)", True, {"rope_theta": 10000.0, "partial_rotary_factor": 0.4},
+            "base.py: RotaryEmbedding"),
+        row("llama3/llama3.1-8b", "get_rope(128, rope_type=llama3, factor=8) (Llama 3.1 8B)",
+            "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192,low=1,high=4))", True, LLAMA3_1,
+            "llama3_rope.py: Llama3RotaryEmbedding"),
+    ]

@@ -1,0 +1,93 @@
+"""adapt_vllm.py's callables rotate as the row's spec says: their output equals a NumPy float64
+rotation of the spec's pairs ((i, i + rot/2) for neox style, (2i, 2i+1) for GPT-J style, the dims
+past rot passed through) at float32 angles formed from vLLM's own frequencies, at positions past
+2^24 and up to 2^31 - 1 too; the cache built over chosen positions holds, bit for bit, the rows
+vLLM's own cache over arange(max_position) holds at them; and a second call of the same count
+at other positions gets its own cache, not get_rope's memoised one. Run in the vllm upstream
+venv: `python -m pytest tools/upstream/test_vllm.py`.
+"""
+import numpy as np
+import pytest
+
+pytest.importorskip("vllm", reason="vllm is not installed (tools/upstream/requirements/vllm.txt)")
+import torch  # noqa: E402
+from vllm.model_executor.layers import rotary_embedding  # noqa: E402
+
+import adapt_vllm  # noqa: E402
+
+POSITIONS = [0, 1, 7, 4095, 8191, 2**24 - 1, 2**24 + 1, 2**24 + 3, 2**31 - 1]
+BATCH, HEADS = 2, 3
+# vLLM's cos and sin are float32 within 2 ulp below 1 (2^-23 absolute); each times |a| or |b| <=
+# 2, the two products and the sum one float32 rounding (2^-24 relative) each of terms <= 4:
+# 4 * (2^-23 + 3 * 2^-24) < 2^-19.
+TOLERANCE = 2.0**-19
+
+
+def spec_number(row, key):
+    return int(row.spec.split(f"{key}=")[1].split(",")[0].rstrip(")")) if f"{key}=" in row.spec else None
+
+
+def numpy_rotation(x, positions, inv_freq, rot, neox):
+    """x [batch, seq, heads, d] rotated in float64 by float32(p) * inv_freq rounded to float32."""
+    angles = (positions.astype(np.float32)[:, None] * inv_freq.astype(np.float32)[None, :]).astype(np.float64)
+    cos, sin = np.cos(angles)[None, :, None, :], np.sin(angles)[None, :, None, :]
+    first = np.arange(rot // 2) if neox else np.arange(0, rot, 2)
+    second = first + rot // 2 if neox else first + 1
+    y = x.astype(np.float64)
+    a, b = y[..., first].copy(), y[..., second].copy()
+    y[..., first], y[..., second] = a * cos - b * sin, b * cos + a * sin
+    return y
+
+
+@pytest.mark.parametrize("row", adapt_vllm.rows(), ids=lambda r: r.key)
+def test_rotates_the_specs_pairs_at_any_position(row):
+    fn = row.kernel()
+    d = spec_number(row, "d")
+    rot = spec_number(row, "rot") or d
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-2, 2, size=(BATCH, len(POSITIONS), HEADS, d)).astype(np.float32)
+    positions = np.array(POSITIONS, dtype=np.int64)
+    # One position row for the whole batch, as peconform may pass it; the adapter broadcasts it.
+    y = fn(torch.from_numpy(x), torch.from_numpy(positions[None, :]), None).numpy()
+    module = adapt_vllm.built_over(torch.tensor([0]), d, fn.is_neox_style, fn.rope_parameters, torch.float32)
+    want = numpy_rotation(x, positions, module._compute_inv_freq(module.base).numpy(), rot, "half" in row.spec)
+    assert y.shape == x.shape and y.dtype == np.float32
+    np.testing.assert_allclose(y, want, rtol=0, atol=TOLERANCE)
+    np.testing.assert_array_equal(y[..., rot:], x[..., rot:])
+
+
+def test_cache_over_chosen_positions_holds_the_full_cache_rows():
+    chosen = torch.tensor([0, 3, 4, 1023, 4097, 4999])
+    for parameters in ({"rope_theta": 10000.0}, adapt_vllm.LLAMA3_1):
+        rotary_embedding._ROPE_DICT.clear()
+        with adapt_vllm.set_current_vllm_config(adapt_vllm.CPU_CONFIG):
+            full = rotary_embedding.get_rope(64, 5000, True, parameters, torch.float32)
+        rebuilt = adapt_vllm.built_over(chosen, 64, True, parameters, torch.float32)
+        assert torch.equal(rebuilt.cos_sin_cache, full.cos_sin_cache[chosen])
+
+
+def test_each_call_builds_its_own_cache():
+    """get_rope memoises by its arguments, and two calls of as many distinct positions pass equal
+    counts: the second must still get a cache over its own positions."""
+    fn = adapt_vllm.VllmRotary(True, {"rope_theta": 10000.0})
+    x = torch.ones(1, 2, 1, 8)
+    near = fn(x, torch.tensor([[0, 1]]), None)
+    far = fn(x, torch.tensor([[1000, 5000]]), None)
+    assert not torch.equal(near, far)
+    want = numpy_rotation(x.numpy(), np.array([1000, 5000]), 1 / 10000.0 ** (np.arange(0, 8, 2) / 8), 8, True)
+    np.testing.assert_allclose(far.numpy(), want, rtol=0, atol=1e-3)
+
+
+def test_bf16_rounds_the_cache_and_the_arithmetic_to_bf16():
+    """In bf16 the rotation is bf16 arithmetic on a bf16 cache (cache=storage, math=storage): it
+    equals x1 * bf16(cos) - x2 * bf16(sin) with each product and the sum rounded to bf16."""
+    fn = adapt_vllm.VllmRotary(True, {"rope_theta": 10000.0})
+    positions = torch.tensor([[3, 70000, 2**31 - 1]])
+    x = torch.from_numpy(np.random.default_rng(9).uniform(-2, 2, size=(1, 3, 2, 16)).astype(np.float32)).to(torch.bfloat16)
+    y = fn(x, positions, None)
+    module = adapt_vllm.built_over(positions.reshape(-1), 16, True, {"rope_theta": 10000.0}, torch.float32)
+    cos, sin = module.cos_sin_cache.to(torch.bfloat16).chunk(2, dim=-1)
+    cos, sin = cos[None, :, None, :], sin[None, :, None, :]
+    a, b = x[..., :8], x[..., 8:]
+    want = torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
+    assert y.dtype == torch.bfloat16 and torch.equal(y, want)
