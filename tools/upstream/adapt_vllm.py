@@ -5,17 +5,19 @@ __init__.py) picks the class from the config's rope_parameters (`RotaryEmbedding
 PyTorch path vLLM runs where no compiled kernel is (the PyPI wheel's `vllm._C` is CUDA's; on the
 CPU vLLM dispatches to forward_native too).
 
-The module holds a cos/sin cache of `max_position` rows made at construction from
-`torch.arange(max_position, dtype=torch.float)`: inv_freq = 1 / base ** (arange(0, rot, 2) / rot)
+The module holds a cos/sin cache made at construction from `torch.arange(rows, dtype=torch.float)`,
+rows = max_position (YaRN: original_max_position * factor; linear: max_position * factor, the
+positions then divided by the factor in float32, not inv_freq): inv_freq = 1 / base ** (arange(0, rot, 2) / rot)
 in float32 (transformers' recipe, theta=hf; llama3's float32 blend on it), the angle one float32
-product (einsum), cos and sin in float32, then the cache cast to the model's dtype. The rotation
+product (einsum), cos and sin in float32 (YaRN: times its float32 attention factor), then the
+cache cast to the model's dtype. The rotation
 (`ApplyRotaryEmb.forward_static`) casts cos and sin to x's dtype and forms x1 * cos - x2 * sin
 there: in bf16 both the cache and the arithmetic round to bf16 (cache=storage, math=storage).
 
 peconform's positions reach 2^31 - 1, and no cache that long fits: the callable builds the module
 with `max_position` the count of the call's distinct positions, answers that one torch.arange
-with those positions (campaign_positions.ArangeGives), and passes each token's row of that
-cache. get_rope memoises modules by its arguments, and a count equals any int of its value, so
+(matched by the count, or by the rows the class computes) with those positions
+(campaign_positions.ArangeGives), and passes each token's row of that cache. get_rope memoises modules by its arguments, and a count equals any int of its value, so
 the memo is emptied before each build. Everything else is vLLM's own code.
 """
 import torch
@@ -40,10 +42,22 @@ BF16 = Column("bf16", "dtype=bf16,precision=fp32-angle,theta=hf,cache=storage,ma
 COLUMNS = (FP32, BF16, exact_angle())
 
 
+def cache_rows(rope_parameters, count):
+    """The length of the torch.arange the class builds its cache from, as the class computes it
+    (None: the count itself, matched by identity)."""
+    kind = rope_parameters.get("rope_type", "default")
+    if kind == "yarn":
+        return rope_parameters["original_max_position_embeddings"] * rope_parameters["factor"]
+    if kind == "linear":
+        return count * rope_parameters["factor"]
+    return None
+
+
 def built_over(positions, head_size, is_neox_style, rope_parameters, dtype):
     """get_rope's module with one cache row per position of `positions` (int64, 1-D)."""
     rotary_embedding._ROPE_DICT.clear()
-    with set_current_vllm_config(CPU_CONFIG), ArangeGives(positions) as gives:
+    end = cache_rows(rope_parameters, len(positions))
+    with set_current_vllm_config(CPU_CONFIG), ArangeGives(positions, end) as gives:
         module = rotary_embedding.get_rope(head_size, gives.count, is_neox_style, rope_parameters, dtype)
     enumerated_once(gives, f"{type(module).__name__}._compute_cos_sin_cache")
     return module
@@ -82,6 +96,11 @@ LLAMA3_1 = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_f
             "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
 
 
+# Qwen2.5-7B-Instruct's long-context setting (its model card's rope_scaling), and a linear one.
+QWEN2_5_YARN = {"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 4.0, "original_max_position_embeddings": 32768}
+LINEAR_4 = {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}
+
+
 def rows():
     return [
         row("rope/llama2-7b", "get_rope(128, is_neox_style=True) (Llama 2 7B)", "rope(d=128,base=10000,layout=half)",
@@ -97,4 +116,10 @@ def rows():
         row("llama3/llama3.1-8b", "get_rope(128, rope_type=llama3, factor=8) (Llama 3.1 8B)",
             "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192,low=1,high=4))", True, LLAMA3_1,
             "llama3_rope.py: Llama3RotaryEmbedding"),
+        row("yarn/qwen2.5-7b", "get_rope(128, rope_type=yarn, factor=4, orig=32768) (Qwen2.5 7B, long context)",
+            "rope(d=128,base=1000000,layout=half,scaling=yarn(factor=4,orig=32768))", True, QWEN2_5_YARN,
+            "yarn_scaling_rope.py: YaRNScalingRotaryEmbedding"),
+        row("linear/d128-factor4", "get_rope(128, rope_type=linear, factor=4)",
+            "rope(d=128,base=10000,layout=half,scaling=linear(factor=4))", True, LINEAR_4,
+            "linear_scaling_rope.py: LinearScalingRotaryEmbedding"),
     ]

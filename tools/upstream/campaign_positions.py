@@ -6,7 +6,9 @@ torch.arange(count) call whose end is the count object it hands out returns the 
 positions instead (in the dtype and on the device asked for); every other torch call runs as
 written, so everything upstream does with the positions is upstream's own arithmetic. The count
 is an int of its own type and is matched by identity, so an arange of the same length elsewhere
-(over the channels, say) is never answered.
+(over the channels, say) is never answered. A builder that computes its length from other numbers
+(vLLM's YaRN cache has original_max_position * factor rows, its linear one count * factor) is
+answered at the one torch.arange whose only argument equals the `end` the caller names.
 """
 import torch
 from torch.overrides import TorchFunctionMode
@@ -21,15 +23,23 @@ class ArangeGives(TorchFunctionMode):
     """with ArangeGives(positions) as gives: builder(gives.count) — and then gives.answered says how
     many times the builder enumerated its positions (a caller expecting one checks it)."""
 
-    def __init__(self, positions):
+    def __init__(self, positions, end=None):
         super().__init__()
         self.positions = torch.as_tensor(positions).to(torch.long).reshape(-1)
         self.count = PositionCount(len(self.positions))
+        self.end = end
         self.answered = 0
+
+    def enumerates_positions(self, args):
+        if len(args) != 1:
+            return False
+        if self.end is None:
+            return args[0] is self.count
+        return not isinstance(args[0], torch.Tensor) and args[0] == self.end
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func is torch.arange and len(args) == 1 and args[0] is self.count:
+        if func is torch.arange and self.enumerates_positions(args):
             self.answered += 1
             return self.positions.to(dtype=kwargs.get("dtype") or torch.int64, device=kwargs.get("device"))
         return func(*args, **kwargs)

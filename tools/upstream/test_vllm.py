@@ -1,9 +1,10 @@
 """adapt_vllm.py's callables rotate as the row's spec says: their output equals a NumPy float64
 rotation of the spec's pairs ((i, i + rot/2) for neox style, (2i, 2i+1) for GPT-J style, the dims
-past rot passed through) at float32 angles formed from vLLM's own frequencies, at positions past
-2^24 and up to 2^31 - 1 too; the cache built over chosen positions holds, bit for bit, the rows
-vLLM's own cache over arange(max_position) holds at them; and a second call of the same count
-at other positions gets its own cache, not get_rope's memoised one. Run in the vllm upstream
+past rot passed through) by the cache rows of each token's position, at positions past 2^24 and
+up to 2^31 - 1 too, and for the rows without a plan those rows are the cos and sin of float32
+angles formed from vLLM's own frequencies; the cache built over chosen positions holds, bit for
+bit, the rows vLLM's own full cache holds at them (default, llama3, YaRN and linear); and a second
+call of the same count at other positions gets its own cache, not get_rope's memoised one. Run in the vllm upstream
 venv: `python -m pytest tools/upstream/test_vllm.py`.
 """
 import numpy as np
@@ -27,10 +28,20 @@ def spec_number(row, key):
     return int(row.spec.split(f"{key}=")[1].split(",")[0].rstrip(")")) if f"{key}=" in row.spec else None
 
 
+def float32_angles(positions, inv_freq):
+    """float32(p) * inv_freq rounded to float32, as vLLM's einsum forms the angle, in float64."""
+    return (positions.astype(np.float32)[:, None] * inv_freq.astype(np.float32)[None, :]).astype(np.float64)
+
+
 def numpy_rotation(x, positions, inv_freq, rot, neox):
     """x [batch, seq, heads, d] rotated in float64 by float32(p) * inv_freq rounded to float32."""
-    angles = (positions.astype(np.float32)[:, None] * inv_freq.astype(np.float32)[None, :]).astype(np.float64)
-    cos, sin = np.cos(angles)[None, :, None, :], np.sin(angles)[None, :, None, :]
+    angles = float32_angles(positions, inv_freq)
+    return rotation_by(x, np.cos(angles), np.sin(angles), rot, neox)
+
+
+def rotation_by(x, cos, sin, rot, neox):
+    """x [batch, seq, heads, d] rotated in float64 by each token's cos and sin [seq, rot/2]."""
+    cos, sin = cos[None, :, None, :], sin[None, :, None, :]
     first = np.arange(rot // 2) if neox else np.arange(0, rot, 2)
     second = first + rot // 2 if neox else first + 1
     y = x.astype(np.float64)
@@ -49,16 +60,22 @@ def test_rotates_the_specs_pairs_at_any_position(row):
     positions = np.array(POSITIONS, dtype=np.int64)
     # One position row for the whole batch, as peconform may pass it; the adapter broadcasts it.
     y = fn(torch.from_numpy(x), torch.from_numpy(positions[None, :]), None).numpy()
-    module = adapt_vllm.built_over(torch.tensor([0]), d, fn.is_neox_style, fn.rope_parameters, torch.float32)
-    want = numpy_rotation(x, positions, module._compute_inv_freq(module.base).numpy(), rot, "half" in row.spec)
+    module = adapt_vllm.built_over(torch.from_numpy(positions), d, fn.is_neox_style, fn.rope_parameters, torch.float32)
+    cos, sin = (half.numpy().astype(np.float64) for half in module.cos_sin_cache.chunk(2, dim=-1))
+    want = rotation_by(x, cos, sin, rot, "half" in row.spec)
     assert y.shape == x.shape and y.dtype == np.float32
     np.testing.assert_allclose(y, want, rtol=0, atol=TOLERANCE)
     np.testing.assert_array_equal(y[..., rot:], x[..., rot:])
+    if "scaling=" not in row.spec:
+        # The plain rows' cache: cos and sin (float32, within 2 ulp) of float32 angles.
+        angles = float32_angles(positions, module._compute_inv_freq(module.base).numpy())
+        np.testing.assert_allclose(cos, np.cos(angles), rtol=0, atol=2.0**-22)
+        np.testing.assert_allclose(sin, np.sin(angles), rtol=0, atol=2.0**-22)
 
 
 def test_cache_over_chosen_positions_holds_the_full_cache_rows():
     chosen = torch.tensor([0, 3, 4, 1023, 4097, 4999])
-    for parameters in ({"rope_theta": 10000.0}, adapt_vllm.LLAMA3_1):
+    for parameters in ({"rope_theta": 10000.0}, adapt_vllm.LLAMA3_1, adapt_vllm.QWEN2_5_YARN, adapt_vllm.LINEAR_4):
         rotary_embedding._ROPE_DICT.clear()
         with adapt_vllm.set_current_vllm_config(adapt_vllm.CPU_CONFIG):
             full = rotary_embedding.get_rope(64, 5000, True, parameters, torch.float32)
