@@ -46,7 +46,7 @@ def cache_rows(rope_parameters, count):
     """The length of the torch.arange the class builds its cache from, as the class computes it
     (None: the count itself, matched by identity)."""
     kind = rope_parameters.get("rope_type", "default")
-    if kind == "yarn":
+    if kind in ("yarn", "deepseek_yarn"):
         return rope_parameters["original_max_position_embeddings"] * rope_parameters["factor"]
     if kind == "linear":
         return count * rope_parameters["factor"]
@@ -64,8 +64,8 @@ def built_over(positions, head_size, is_neox_style, rope_parameters, dtype):
 
 
 class VllmRotary:
-    """fn(x, positions, spec) for peconform.check(): x [batch, seq, heads, d] in the model's dtype
-    (query-shaped: [tokens, heads * d] as vLLM's attention hands it over), positions [batch, seq]."""
+    """fn(x, positions, spec) for peconform.check(): x [batch, seq, heads, d] in the model's dtype,
+    positions [batch, seq]."""
 
     def __init__(self, is_neox_style, rope_parameters):
         self.is_neox_style, self.rope_parameters = is_neox_style, rope_parameters
@@ -78,7 +78,10 @@ class VllmRotary:
         distinct, rows = torch.unique(positions, return_inverse=True)
         module = built_over(distinct, d, self.is_neox_style, self.rope_parameters, x.dtype)
         with torch.no_grad(), set_current_vllm_config(CPU_CONFIG):
-            query, _ = module.forward_native(rows.reshape(-1), x.reshape(batch * seq, heads * d), None)
+            # [tokens, heads, d], as vLLM's attention layers hand queries over; DeepSeek's class rotates
+            # a key with every query (it asserts one): x serves as both.
+            tokens = x.reshape(batch * seq, heads, d)
+            query, _ = module.forward_native(rows.reshape(-1), tokens, tokens.clone())
         return query.reshape(batch, seq, heads, d)
 
 
@@ -99,6 +102,10 @@ LLAMA3_1 = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_f
 # Qwen2.5-7B-Instruct's long-context setting (its model card's rope_scaling), and a linear one.
 QWEN2_5_YARN = {"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 4.0, "original_max_position_embeddings": 32768}
 LINEAR_4 = {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}
+# DeepSeek-V3's rope_scaling, as vLLM's DeepSeek model hands it to get_rope for its 64 rotary dims.
+DEEPSEEK_V3 = {"rope_type": "deepseek_yarn", "rope_theta": 10000.0, "factor": 40.0,
+               "original_max_position_embeddings": 4096, "beta_fast": 32, "beta_slow": 1, "mscale": 1.0,
+               "mscale_all_dim": 1.0}
 
 
 def rows():
@@ -119,6 +126,9 @@ def rows():
         row("yarn/qwen2.5-7b", "get_rope(128, rope_type=yarn, factor=4, orig=32768) (Qwen2.5 7B, long context)",
             "rope(d=128,base=1000000,layout=half,scaling=yarn(factor=4,orig=32768))", True, QWEN2_5_YARN,
             "yarn_scaling_rope.py: YaRNScalingRotaryEmbedding"),
+        row("yarn/deepseek-v3", "get_rope(64, is_neox_style=False, rope_type=deepseek_yarn, factor=40) (DeepSeek-V3)",
+            "rope(d=64,base=10000,layout=interleaved,scaling=yarn(factor=40,orig=4096,beta_fast=32,beta_slow=1,mscale=1,"
+            "mscale_all_dim=1))", False, DEEPSEEK_V3, "deepseek_scaling_rope.py: DeepseekScalingRotaryEmbedding"),
         row("linear/d128-factor4", "get_rope(128, rope_type=linear, factor=4)",
             "rope(d=128,base=10000,layout=half,scaling=linear(factor=4))", True, LINEAR_4,
             "linear_scaling_rope.py: LinearScalingRotaryEmbedding"),

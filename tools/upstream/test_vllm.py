@@ -75,7 +75,8 @@ def test_rotates_the_specs_pairs_at_any_position(row):
 
 def test_cache_over_chosen_positions_holds_the_full_cache_rows():
     chosen = torch.tensor([0, 3, 4, 1023, 4097, 4999])
-    for parameters in ({"rope_theta": 10000.0}, adapt_vllm.LLAMA3_1, adapt_vllm.QWEN2_5_YARN, adapt_vllm.LINEAR_4):
+    for parameters in ({"rope_theta": 10000.0}, adapt_vllm.LLAMA3_1, adapt_vllm.QWEN2_5_YARN, adapt_vllm.LINEAR_4,
+                       adapt_vllm.DEEPSEEK_V3):
         rotary_embedding._ROPE_DICT.clear()
         with adapt_vllm.set_current_vllm_config(adapt_vllm.CPU_CONFIG):
             full = rotary_embedding.get_rope(64, 5000, True, parameters, torch.float32)
