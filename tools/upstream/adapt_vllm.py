@@ -1,24 +1,26 @@
 """vLLM's rotary embeddings as its model code builds and calls them: `get_rope(head_size,
 max_position, is_neox_style, rope_parameters, dtype)` (vllm/model_executor/layers/rotary_embedding/
-__init__.py) picks the class from the config's rope_parameters (`RotaryEmbedding` in base.py,
-`Llama3RotaryEmbedding` in llama3_rope.py), and `forward_native(positions, query, key)` is the
-PyTorch path vLLM runs where no compiled kernel is (the PyPI wheel's `vllm._C` is CUDA's; on the
-CPU vLLM dispatches to forward_native too).
+__init__.py) picks the class from the config's rope_parameters (`RotaryEmbedding`, llama3, YaRN,
+DeepSeek's YaRN, linear, and `MRotaryEmbedding` for Qwen-VL's sections), and
+`forward_native(positions, query, key)` is the PyTorch path vLLM runs where no compiled kernel is
+(the PyPI wheel's `vllm._C` is CUDA's; on the CPU vLLM dispatches to forward_native too).
 
-The module holds a cos/sin cache made at construction from `torch.arange(rows, dtype=torch.float)`,
-rows = max_position (YaRN: original_max_position * factor; linear: max_position * factor, the
-positions then divided by the factor in float32, not inv_freq): inv_freq = 1 / base ** (arange(0, rot, 2) / rot)
-in float32 (transformers' recipe, theta=hf; llama3's float32 blend on it), the angle one float32
-product (einsum), cos and sin in float32 (YaRN: times its float32 attention factor), then the
-cache cast to the model's dtype. The rotation
-(`ApplyRotaryEmb.forward_static`) casts cos and sin to x's dtype and forms x1 * cos - x2 * sin
-there: in bf16 both the cache and the arithmetic round to bf16 (cache=storage, math=storage).
+The module holds a cos/sin cache made at construction from `torch.arange(rows, dtype=torch.float)`:
+rows = max_position (YaRN: original_max_position * factor; linear: max_position * factor, whose
+positions are then divided by the factor in float32; mrope: max_position * 4). inv_freq =
+1 / base ** (arange(0, rot, 2) / rot) in float32 (transformers' recipe, theta=hf; llama3's and
+YaRN's float32 blends on it), the angle one float32 product (einsum), cos and sin in float32 (YaRN:
+times its float32 attention factor), then the cache cast to the model's dtype. The rotation
+(`ApplyRotaryEmb.forward_static`, or DeepSeek's own) casts cos and sin to x's dtype and forms
+x1 * cos - x2 * sin there: in bf16 both the cache and the arithmetic round to bf16 (cache=storage,
+math=storage).
 
 peconform's positions reach 2^31 - 1, and no cache that long fits: the callable builds the module
 with `max_position` the count of the call's distinct positions, answers that one torch.arange
-(matched by the count, or by the rows the class computes) with those positions
-(campaign_positions.ArangeGives), and passes each token's row of that cache. get_rope memoises modules by its arguments, and a count equals any int of its value, so
-the memo is emptied before each build. Everything else is vLLM's own code.
+(matched by the count, or by the rows the class computes from it) with those positions
+(campaign_positions.ArangeGives), and passes each token's row of that cache. get_rope memoises
+modules by its arguments, and a count equals any int of its value, so the memo is emptied before
+each build. Everything else is vLLM's own code.
 """
 import torch
 import vllm
@@ -46,6 +48,8 @@ def cache_rows(rope_parameters, count):
     """The length of the torch.arange the class builds its cache from, as the class computes it
     (None: the count itself, matched by identity)."""
     kind = rope_parameters.get("rope_type", "default")
+    if "mrope_section" in rope_parameters:
+        return count * MROPE_POSITIONS_FACTOR
     if kind in ("yarn", "deepseek_yarn"):
         return rope_parameters["original_max_position_embeddings"] * rope_parameters["factor"]
     if kind == "linear":
@@ -65,7 +69,7 @@ def built_over(positions, head_size, is_neox_style, rope_parameters, dtype):
 
 class VllmRotary:
     """fn(x, positions, spec) for peconform.check(): x [batch, seq, heads, d] in the model's dtype,
-    positions [batch, seq]."""
+    positions [batch, seq], or [3, batch, seq] (t, h, w) for an mrope row."""
 
     def __init__(self, is_neox_style, rope_parameters):
         self.is_neox_style, self.rope_parameters = is_neox_style, rope_parameters
@@ -74,19 +78,22 @@ class VllmRotary:
     def __call__(self, x, positions, spec):
         x = torch.as_tensor(x)
         batch, seq, heads, d = x.shape
-        positions = torch.as_tensor(positions).to(torch.int64).reshape(-1, seq).expand(batch, seq)
+        streams = 3 if "mrope_section" in self.rope_parameters else 1
+        positions = torch.as_tensor(positions).to(torch.int64).reshape(streams, -1, seq).expand(streams, batch, seq)
         distinct, rows = torch.unique(positions, return_inverse=True)
+        rows = rows.reshape(streams, batch * seq) if streams == 3 else rows.reshape(-1)
         module = built_over(distinct, d, self.is_neox_style, self.rope_parameters, x.dtype)
         with torch.no_grad(), set_current_vllm_config(CPU_CONFIG):
             # [tokens, heads, d], as vLLM's attention layers hand queries over; DeepSeek's class rotates
             # a key with every query (it asserts one): x serves as both.
             tokens = x.reshape(batch * seq, heads, d)
-            query, _ = module.forward_native(rows.reshape(-1), tokens, tokens.clone())
+            query, _ = module.forward_native(rows, tokens, tokens.clone())
         return query.reshape(batch, seq, heads, d)
 
 
 def row(key, name, spec, is_neox_style, rope_parameters, source):
-    return Row(LIBRARY, "rope", key, name, spec, COLUMNS, lambda: VllmRotary(is_neox_style, rope_parameters),
+    family = "mrope" if "mrope_section" in rope_parameters else "rope"
+    return Row(LIBRARY, family, key, name, spec, COLUMNS, lambda: VllmRotary(is_neox_style, rope_parameters),
                SOURCE + source)
 
 
@@ -102,6 +109,11 @@ LLAMA3_1 = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_f
 # Qwen2.5-7B-Instruct's long-context setting (its model card's rope_scaling), and a linear one.
 QWEN2_5_YARN = {"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 4.0, "original_max_position_embeddings": 32768}
 LINEAR_4 = {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}
+# get_rope's default: MRotaryEmbedding's cache has max_position * this many rows.
+MROPE_POSITIONS_FACTOR = 4
+# The rope fields of Qwen2-VL-7B-Instruct's and Qwen3-VL-8B-Instruct's config.json.
+QWEN2_VL = {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [16, 24, 24]}
+QWEN3_VL = {"rope_type": "default", "rope_theta": 5000000.0, "mrope_section": [24, 20, 20], "mrope_interleaved": True}
 # DeepSeek-V3's rope_scaling, as vLLM's DeepSeek model hands it to get_rope for its 64 rotary dims.
 DEEPSEEK_V3 = {"rope_type": "deepseek_yarn", "rope_theta": 10000.0, "factor": 40.0,
                "original_max_position_embeddings": 4096, "beta_fast": 32, "beta_slow": 1, "mscale": 1.0,
@@ -129,6 +141,11 @@ def rows():
         row("yarn/deepseek-v3", "get_rope(64, is_neox_style=False, rope_type=deepseek_yarn, factor=40) (DeepSeek-V3)",
             "rope(d=64,base=10000,layout=interleaved,scaling=yarn(factor=40,orig=4096,beta_fast=32,beta_slow=1,mscale=1,"
             "mscale_all_dim=1))", False, DEEPSEEK_V3, "deepseek_scaling_rope.py: DeepseekScalingRotaryEmbedding"),
+        row("mrope/qwen2-vl-7b", "get_rope(128, mrope_section=[16, 24, 24]) (Qwen2-VL 7B)",
+            "mrope(d=128,base=1000000,layout=half,sections=[16,24,24])", True, QWEN2_VL, "mrope.py: MRotaryEmbedding"),
+        row("mrope/qwen3-vl-8b", "get_rope(128, mrope_section=[24, 20, 20], mrope_interleaved=True) (Qwen3-VL 8B)",
+            "mrope(d=128,base=5000000,layout=half,sections=[24,20,20],section_mode=interleaved)", True, QWEN3_VL,
+            "mrope.py: MRotaryEmbedding"),
         row("linear/d128-factor4", "get_rope(128, rope_type=linear, factor=4)",
             "rope(d=128,base=10000,layout=half,scaling=linear(factor=4))", True, LINEAR_4,
             "linear_scaling_rope.py: LinearScalingRotaryEmbedding"),

@@ -15,8 +15,13 @@ import torch  # noqa: E402
 from vllm.model_executor.layers import rotary_embedding  # noqa: E402
 
 import adapt_vllm  # noqa: E402
+from mrope_sections import mrope_axis  # noqa: E402
 
 POSITIONS = [0, 1, 7, 4095, 8191, 2**24 - 1, 2**24 + 1, 2**24 + 3, 2**31 - 1]
+# t, h, w positions [3, batch, seq]: the streams differ, the batch rows differ, and they reach 2^31 - 1.
+MROPE_POSITIONS = np.array([[[0, 5, 70000, 2**24 + 1, 2**31 - 1], [9, 8, 7, 6, 5]],
+                            [[1, 6, 71000, 3, 2**31 - 2], [0, 0, 2, 2, 4]],
+                            [[2, 7, 3, 2**24 + 3, 11], [1, 1, 1, 3, 3]]], dtype=np.int64)
 BATCH, HEADS = 2, 3
 # vLLM's cos and sin are float32 within 2 ulp below 1 (2^-23 absolute); each times |a| or |b| <=
 # 2, the two products and the sum one float32 rounding (2^-24 relative) each of terms <= 4:
@@ -50,7 +55,7 @@ def rotation_by(x, cos, sin, rot, neox):
     return y
 
 
-@pytest.mark.parametrize("row", adapt_vllm.rows(), ids=lambda r: r.key)
+@pytest.mark.parametrize("row", [row for row in adapt_vllm.rows() if row.family == "rope"], ids=lambda r: r.key)
 def test_rotates_the_specs_pairs_at_any_position(row):
     fn = row.kernel()
     d = spec_number(row, "d")
@@ -73,10 +78,29 @@ def test_rotates_the_specs_pairs_at_any_position(row):
         np.testing.assert_allclose(sin, np.sin(angles), rtol=0, atol=2.0**-22)
 
 
+@pytest.mark.parametrize("row", [row for row in adapt_vllm.rows() if row.family == "mrope"], ids=lambda r: r.key)
+def test_mrope_rotates_each_pair_by_its_streams_position(row):
+    """Each pair turns by the float32 angle of its own stream's position (mrope_sections.mrope_axis
+    from the spec's sections), each batch row by its own positions."""
+    fn = row.kernel()
+    sections = tuple(fn.rope_parameters["mrope_section"])
+    d, seq = 128, MROPE_POSITIONS.shape[2]
+    x = np.random.default_rng(3).uniform(-2, 2, size=(2, seq, HEADS, d)).astype(np.float32)
+    y = fn(torch.from_numpy(x), torch.from_numpy(MROPE_POSITIONS), None).numpy()
+    axis = mrope_axis(d // 2, sections, fn.rope_parameters.get("mrope_interleaved", False))
+    module = adapt_vllm.built_over(torch.tensor([0]), d, True, fn.rope_parameters, torch.float32)
+    inv_freq = module._compute_inv_freq(module.base).numpy().astype(np.float32)
+    chosen = MROPE_POSITIONS[axis]  # [pairs, batch, seq]: each pair's stream
+    angles = (chosen.astype(np.float32) * inv_freq[:, None, None]).astype(np.float64).transpose(1, 2, 0)[:, :, None, :]
+    a, b = x[..., : d // 2].astype(np.float64), x[..., d // 2:].astype(np.float64)
+    want = np.concatenate([a * np.cos(angles) - b * np.sin(angles), b * np.cos(angles) + a * np.sin(angles)], axis=-1)
+    np.testing.assert_allclose(y, want, rtol=0, atol=TOLERANCE)
+
+
 def test_cache_over_chosen_positions_holds_the_full_cache_rows():
     chosen = torch.tensor([0, 3, 4, 1023, 4097, 4999])
     for parameters in ({"rope_theta": 10000.0}, adapt_vllm.LLAMA3_1, adapt_vllm.QWEN2_5_YARN, adapt_vllm.LINEAR_4,
-                       adapt_vllm.DEEPSEEK_V3):
+                       adapt_vllm.DEEPSEEK_V3, dict(adapt_vllm.QWEN2_VL, mrope_section=[8, 12, 12])):
         rotary_embedding._ROPE_DICT.clear()
         with adapt_vllm.set_current_vllm_config(adapt_vllm.CPU_CONFIG):
             full = rotary_embedding.get_rope(64, 5000, True, parameters, torch.float32)
