@@ -7,7 +7,8 @@ DeepSeek's YaRN, linear, and `MRotaryEmbedding` for Qwen-VL's sections), and
 
 The module holds a cos/sin cache made at construction from `torch.arange(rows, dtype=torch.float)`:
 rows = max_position (YaRN: original_max_position * factor; linear: max_position * factor, whose
-positions are then divided by the factor in float32; mrope: max_position * 4). inv_freq =
+positions are then divided by the factor in float32; mrope: max_position * 4; dynamic NTK takes the
+model's max_position, from which it forms its base). inv_freq =
 1 / base ** (arange(0, rot, 2) / rot) in float32 (transformers' recipe, theta=hf; llama3's and
 YaRN's float32 blends on it), the angle one float32 product (einsum), cos and sin in float32 (YaRN:
 times its float32 attention factor), then the cache cast to the model's dtype. The rotation
@@ -48,6 +49,8 @@ def cache_rows(rope_parameters, count):
     """The length of the torch.arange the class builds its cache from, as the class computes it
     (None: the count itself, matched by identity)."""
     kind = rope_parameters.get("rope_type", "default")
+    if kind == "dynamic":
+        return DYNAMIC_MAX_POSITION
     if "mrope_section" in rope_parameters:
         return count * MROPE_POSITIONS_FACTOR
     if kind in ("yarn", "deepseek_yarn"):
@@ -61,8 +64,11 @@ def built_over(positions, head_size, is_neox_style, rope_parameters, dtype):
     """get_rope's module with one cache row per position of `positions` (int64, 1-D)."""
     rotary_embedding._ROPE_DICT.clear()
     end = cache_rows(rope_parameters, len(positions))
+    # Dynamic NTK forms its base from max_position, so it gets the model's, not the count.
+    dynamic = rope_parameters.get("rope_type") == "dynamic"
     with set_current_vllm_config(CPU_CONFIG), ArangeGives(positions, end) as gives:
-        module = rotary_embedding.get_rope(head_size, gives.count, is_neox_style, rope_parameters, dtype)
+        max_position = DYNAMIC_MAX_POSITION if dynamic else gives.count
+        module = rotary_embedding.get_rope(head_size, max_position, is_neox_style, rope_parameters, dtype)
     enumerated_once(gives, f"{type(module).__name__}._compute_cos_sin_cache")
     return module
 
@@ -109,6 +115,10 @@ LLAMA3_1 = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_f
 # Qwen2.5-7B-Instruct's long-context setting (its model card's rope_scaling), and a linear one.
 QWEN2_5_YARN = {"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 4.0, "original_max_position_embeddings": 32768}
 LINEAR_4 = {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}
+# Dynamic NTK as vLLM has it: one base, for max_position = factor x the trained length, made at
+# construction (transformers' dynamic at len = max_position).
+DYNAMIC_MAX_POSITION = 8192
+DYNAMIC_2 = {"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0, "max_trained_positions": 4096}
 # get_rope's default: MRotaryEmbedding's cache has max_position * this many rows.
 MROPE_POSITIONS_FACTOR = 4
 # The rope fields of Qwen2-VL-7B-Instruct's and Qwen3-VL-8B-Instruct's config.json.
@@ -146,6 +156,9 @@ def rows():
         row("mrope/qwen3-vl-8b", "get_rope(128, mrope_section=[24, 20, 20], mrope_interleaved=True) (Qwen3-VL 8B)",
             "mrope(d=128,base=5000000,layout=half,sections=[24,20,20],section_mode=interleaved)", True, QWEN3_VL,
             "mrope.py: MRotaryEmbedding"),
+        row("dynamic/d128-factor2", "get_rope(128, max_position=8192, rope_type=dynamic, factor=2, max_trained_positions=4096)",
+            "rope(d=128,base=10000,layout=half,scaling=dynamic(factor=2,orig=4096,len=8192))", True, DYNAMIC_2,
+            "dynamic_ntk_scaling_rope.py: DynamicNTKScalingRotaryEmbedding"),
         row("linear/d128-factor4", "get_rope(128, rope_type=linear, factor=4)",
             "rope(d=128,base=10000,layout=half,scaling=linear(factor=4))", True, LINEAR_4,
             "linear_scaling_rope.py: LinearScalingRotaryEmbedding"),

@@ -100,10 +100,12 @@ def test_mrope_rotates_each_pair_by_its_streams_position(row):
 def test_cache_over_chosen_positions_holds_the_full_cache_rows():
     chosen = torch.tensor([0, 3, 4, 1023, 4097, 4999])
     for parameters in ({"rope_theta": 10000.0}, adapt_vllm.LLAMA3_1, adapt_vllm.QWEN2_5_YARN, adapt_vllm.LINEAR_4,
-                       adapt_vllm.DEEPSEEK_V3, dict(adapt_vllm.QWEN2_VL, mrope_section=[8, 12, 12])):
+                       adapt_vllm.DEEPSEEK_V3, dict(adapt_vllm.QWEN2_VL, mrope_section=[8, 12, 12]), adapt_vllm.DYNAMIC_2):
         rotary_embedding._ROPE_DICT.clear()
+        # Dynamic NTK's base depends on max_position: the adapter passes the model's.
+        max_position = adapt_vllm.DYNAMIC_MAX_POSITION if parameters.get("rope_type") == "dynamic" else 5000
         with adapt_vllm.set_current_vllm_config(adapt_vllm.CPU_CONFIG):
-            full = rotary_embedding.get_rope(64, 5000, True, parameters, torch.float32)
+            full = rotary_embedding.get_rope(64, max_position, True, parameters, torch.float32)
         rebuilt = adapt_vllm.built_over(chosen, 64, True, parameters, torch.float32)
         assert torch.equal(rebuilt.cos_sin_cache, full.cos_sin_cache[chosen])
 
