@@ -62,8 +62,9 @@ class UpstreamRotary:
     longest position a call has seen.
     """
 
-    def __init__(self, config_dir, layer_type=None):
+    def __init__(self, config_dir, layer_type=None, cast_to_bf16=False):
         self.config = load_config(config_dir)
+        self.cast_to_bf16 = cast_to_bf16
         self.model_type = self.config.model_type
         self.layer_type = layer_type
         self.module = modeling_module(self.config)
@@ -81,6 +82,8 @@ class UpstreamRotary:
     def rotate(self, q, position_ids):
         """q in transformers' [batch, heads, seq, d], rotated as the model's attention layer does."""
         rotary = self.rotary_class(config=self.config)
+        if self.cast_to_bf16:
+            rotary = rotary.to(torch.bfloat16)  # as model.to(torch.bfloat16) casts it, inv_freq included
         cos, sin = rotary(q, position_ids, **self.rotary_kwargs())
         if self.model_type in ONE_TENSOR_APPLY:
             return self.apply(q, cos, sin)
@@ -124,6 +127,10 @@ class Model:
     # rotates a bf16 x in float32, rounding once to bf16 (OLMo 2), rather than casting cos and sin
     # to x's dtype and rounding each product and the sum in it.
     bf16_in_float32: bool = False
+    # Whether the model is cast with model.to(torch.bfloat16) after it is built, which casts the
+    # rotary module's inv_freq buffer to bf16 too (from_pretrained(dtype=torch.bfloat16) keeps it
+    # float32).
+    cast_to_bf16: bool = False
 
     @property
     def config_dir(self):
@@ -131,8 +138,10 @@ class Model:
 
     @property
     def key(self):
-        """A name for the command line: the shape, and the layer type where there is one."""
-        return f"{self.shape}/{self.layer_type}" if self.layer_type else self.shape
+        """A name for the command line: the shape, the layer type where there is one, and
+        module-bf16 for a model cast after it is built."""
+        key = f"{self.shape}/{self.layer_type}" if self.layer_type else self.shape
+        return f"{key}/module-bf16" if self.cast_to_bf16 else key
 
 
 MODELS = [
@@ -153,6 +162,7 @@ MODELS = [
     Model("Gemma 3 1B, full attention", "gemma-3-1b-v5", "full_attention"),
     Model("Gemma 3 1B, sliding attention", "gemma-3-1b-v5", "sliding_attention"),
     Model("Gemma 4 (config defaults), full attention (proportional)", "gemma-4-text-defaults", "full_attention"),
+    Model("Qwen2 7B, cast with model.to(torch.bfloat16)", "qwen2-7b", cast_to_bf16=True),
 ]
 
 # transformers' own recipe, in every plan it has: theta and the angle in float32 as transformers
@@ -166,6 +176,10 @@ BF16 = Column("bf16 (transformers' recipe)", "dtype=bf16,precision=fp32-angle,th
               "bf16, each product and the sum of the rotation in bf16 (cache=storage,math=storage); OLMo 2 "
               "keeps cos and sin in float32 and rotates in float32, rounding once (its row's keys say so)")
 BF16_IN_FLOAT32 = Column(BF16.name, "dtype=bf16,precision=fp32-angle,theta=hf", BF16.meaning)
+BF16_MODULE = Column("bf16 (model cast to bf16)", BF16.keys,
+                     "a model cast with model.to(torch.bfloat16), which casts the inv_freq buffer to bf16 as well: "
+                     "held to transformers' own bf16 recipe, whose float32 inv_freq the rotary module means to use "
+                     "(forward upcasts it with .float() and disables autocast)")
 
 
 def model_row(model):
@@ -174,8 +188,10 @@ def model_row(model):
     kernel = UpstreamRotary(model.config_dir, model.layer_type or None)
     source = f"{kernel.module.__name__.replace('.', '/')}.py: {kernel.__qualname__.split('.', 1)[1]}"
     columns = (FP32, BF16_IN_FLOAT32 if model.bf16_in_float32 else BF16, exact_angle())
+    if model.cast_to_bf16:
+        columns = (BF16_MODULE, exact_angle())
     return Row(LIBRARY, spec.family, model.key, model.name, spec.canonical, columns,
-               lambda: UpstreamRotary(model.config_dir, model.layer_type or None), source)
+               lambda: UpstreamRotary(model.config_dir, model.layer_type or None, model.cast_to_bf16), source)
 
 
 def versions():

@@ -103,3 +103,22 @@ def test_a_bf16_call_rounds_in_bf16(model):
     assert y.dtype == torch.bfloat16
     widened = fn(x.float(), positions, None).bfloat16()
     assert torch.equal(y, widened) if model.bf16_in_float32 else (y != widened).any()
+
+
+def test_a_model_cast_to_bf16_rotates_with_a_bf16_inv_freq():
+    """The module-bf16 row is the rotary module after model.to(torch.bfloat16): its float32 result
+    is the rotation by float32 angles of the bf16-rounded inv_freq (and not of the float32 one)."""
+    model = next(m for m in MODELS if m.cast_to_bf16)
+    fn = UpstreamRotary(model.config_dir, model.layer_type or None, cast_to_bf16=True)
+    plain = UpstreamRotary(model.config_dir, model.layer_type or None)
+    spec_text = expected_spec(model)
+    d = int(spec_keys(spec_text)["d"])
+    x = np.random.default_rng(23).uniform(-2, 2, size=(BATCH, len(POSITIONS), HEADS, d)).astype(np.float32)
+    positions = np.array(POSITIONS, dtype=np.int64)
+    y = fn(torch.from_numpy(x), torch.from_numpy(positions), None).numpy()
+    q = torch.from_numpy(x).permute(0, 2, 1, 3)
+    inv_freq, attention = plain.frequencies(q, torch.from_numpy(positions).reshape(1, -1).expand(BATCH, -1))
+    rounded = inv_freq.to(torch.bfloat16).float().numpy()
+    assert not np.array_equal(rounded, inv_freq.numpy())
+    np.testing.assert_allclose(y, numpy_rotation(x, positions, spec_text, rounded, attention), rtol=0, atol=6 * 2.0**-24 * 4)
+    assert np.max(np.abs(y - numpy_rotation(x, positions, spec_text, inv_freq.numpy(), attention))) > 0.1
