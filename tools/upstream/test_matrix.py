@@ -224,3 +224,22 @@ def test_a_row_awaiting_a_recipe_is_listed_without_a_verdict():
     assert "| [timm](#timm) | timm 1.0.31 | 2026-11-24 17:00 UTC | 1 | 1 | 1 of 1 cells |" in text
     assert "<li>Awaiting a recipe, <b>SinePositionEncoding</b>: a powf recipe</li>" in matrix.html(
         {"assembled": "now", "libraries": [library]})
+
+
+def test_every_published_failure_under_a_librarys_own_recipe_has_its_finding():
+    """FINDINGS.md explains each non-conformant cell outside the exact-angle contrast: a section
+    headed by the cell's library that names the cell's row key, or its column (a section about
+    every cell of a column)."""
+    published = json.loads((matrix.ROOT / "reports" / "upstream" / "matrix.json").read_text())
+    findings = (matrix.ROOT / "reports" / "upstream" / "FINDINGS.md").read_text()
+    sections = {}
+    for section in findings.split("\n## ")[1:]:
+        heading = section.split("\n", 1)[0]
+        sections.setdefault(re.split(r"[ :]", heading, maxsplit=1)[0], []).append(section)
+    for library in published["libraries"]:
+        for cell in library["cells"]:
+            if cell["conformant"] or cell["column"] == "exact-angle":
+                continue
+            texts = sections.get(library["library"], [])
+            assert any(f"`{cell['key']}`" in text or f"`{cell['column']}`" in text for text in texts), \
+                f"{library['library']} {cell['key']} ({cell['column']}) has no finding in FINDINGS.md"
