@@ -41,7 +41,7 @@ struct BackendCapabilities {
   std::vector<Family> families;
   std::vector<Dtype> dtypes;
   std::vector<PrecisionClass> precisions;
-  // Whether the backend takes `cache` and `math` (README): the campaign then draws the fp16 and
+  // Whether the backend takes `cache` and `math` (docs/precision.md): the campaign then draws the fp16 and
   // bf16 rotary cells' cases with both at storage every other cycle of cells. A backend with
   // patterns says so in them.
   bool takes_rounding_keys = false;

@@ -44,7 +44,7 @@ void must_not_throw(std::string_view invariant, std::string_view detail, Check&&
   }
 }
 
-// README "Specs": canonical text round-trips text -> Spec -> text unchanged and gives the same
+// docs/specs.md: canonical text round-trips text -> Spec -> text unchanged and gives the same
 // spec back; the JSON form round-trips too.
 inline void check_spec_round_trips(const Spec& spec) {
   const std::string canonical = spec.canonical();

@@ -1,6 +1,6 @@
 // Spec::from_hf_config and explain_hf_config on any text, under each HfConfigOptions variant:
 // no layer type and either longrope factor rule, and Gemma 3's two layer types. A spec read
-// from a config must round-trip like any other (README "Specs").
+// from a config must round-trip like any other (docs/specs.md).
 #include <array>
 
 #include "fuzz/fuzz_support.hpp"

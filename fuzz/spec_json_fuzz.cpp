@@ -1,4 +1,4 @@
-// Spec::from_json on any JSON document; a spec it accepts must round-trip (README "Specs").
+// Spec::from_json on any JSON document; a spec it accepts must round-trip (docs/specs.md).
 #include <optional>
 
 #include "fuzz/fuzz_support.hpp"

@@ -1,5 +1,5 @@
 // Spec::parse on arbitrary text; a spec it accepts must round-trip through its canonical text
-// and its JSON form (README "Specs").
+// and its JSON form (docs/specs.md).
 #include <optional>
 
 #include "fuzz/fuzz_support.hpp"

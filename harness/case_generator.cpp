@@ -280,7 +280,7 @@ Spec cell_spec(const CaseCell& cell, std::uint64_t spec_seed, std::uint64_t reci
   Spec spec = draw_spec(cell.family, spec_seed);
   if (has_dtype(cell.family)) spec.dtype = cell.dtype;
   if (has_precision(cell.family)) spec.precision = cell.precision;
-  // fp32-angle kernels form theta (or ALiBi's slopes) as one of their family's recipes (README,
+  // fp32-angle kernels form theta (or ALiBi's slopes) as one of their family's recipes (docs/precision.md,
   // `theta`, `slopes`); each is drawn alike where the spec allows one.
   // The drawn spec may carry a recipe for a class the cell then replaced: start from exact.
   spec.theta = ThetaRecipe::exact;

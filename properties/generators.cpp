@@ -251,7 +251,7 @@ rc::Gen<PrecisionClass> gen_table_precision() {
                           PrecisionClass::fp64_angle);
 }
 
-// Under fp32-angle, how the kernel forms theta or ALiBi's slopes (README, `theta`, `slopes`):
+// Under fp32-angle, how the kernel forms theta or ALiBi's slopes (docs/precision.md, `theta`, `slopes`):
 // each of the family's recipes alike, where the plan allows one.
 void draw_float32_recipe(Spec& spec) {
   if (spec.precision != PrecisionClass::fp32_angle) return;
@@ -263,7 +263,7 @@ void draw_float32_recipe(Spec& spec) {
   if (recipes.size() > 1) spec.theta = *rc::gen::elementOf(recipes);
 }
 
-// Where a rotary kernel rounds cos/sin and its products (README, `cache`, `math`): each of the
+// Where a rotary kernel rounds cos/sin and its products (docs/precision.md, `cache`, `math`): each of the
 // four combinations alike, drawn last so that every earlier draw is what it was before the keys
 // existed. lowp-cache already holds cos/sin in the storage dtype, so it draws math alone.
 void draw_rotation_rounding(Spec& spec) {

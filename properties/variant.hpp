@@ -17,7 +17,7 @@ namespace peconform {
 
 enum class VariantKind { rotary, table, bias };
 // Which elements a rotary variant rotates together, or a table's sin/cos pairs: the layouts of
-// README "layout" (interleaved: (2i, 2i+1); half: (i, i + n/2)), or unknown, where the
+// docs/specs.md, `layout` (interleaved: (2i, 2i+1); half: (i, i + n/2)), or unknown, where the
 // relations that hold pair by pair are checked over all rotated elements at once.
 enum class VariantPairing { interleaved, half, unknown };
 
@@ -39,7 +39,7 @@ struct VariantDeclaration {
   // angle error grows with |phi|, so the bound needs it; a variant whose angle grows faster
   // than linearly declares the rate at its largest position.
   Decimal max_frequency{1};
-  // Under fp32-angle, how theta is formed in float32 (README `theta`) and from which base: the
+  // Under fp32-angle, how theta is formed in float32 (docs/precision.md, `theta`) and from which base: the
   // error model's relative angle error for that recipe (theta_recipe_error) is what a variant
   // is charged, at its worst pair.
   ThetaRecipe theta = ThetaRecipe::hf;

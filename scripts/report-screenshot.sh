@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Remakes docs/report-top.png, the picture of a report the README shows: the first screen
+# Remakes docs/report-top.png, the picture of a report the README shows (docs/campaign.md, "Reports"): the first screen
 # (1,400 by 900 pixels) of report.html from the default campaign on our CPU kernels, as
 # scripts/run-campaign.sh runs it, rendered by Debian's headless Chromium.
 #

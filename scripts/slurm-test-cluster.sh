@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A one-node Slurm cluster on this machine, for trying the README's Slurm commands and for the
+# A one-node Slurm cluster on this machine, for trying docs/campaign.md's Slurm commands and for the
 # slurm test (tests/slurm/):
 #
 #   scripts/slurm-test-cluster.sh [-- COMMAND [ARG...]]

@@ -1,7 +1,7 @@
 #pragma once
 // Spec: one value that names a positional-encoding variant completely. Its canonical text,
 // `family(key=value,...)`, is at once the test name, the command-line filter and the
-// reproducer. Every key is documented in README.md ("Spec keys").
+// reproducer. Every key is documented in docs/specs.md.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -19,14 +19,14 @@ struct HfConfigOptions;  // spec/hf_config.hpp
 enum class Family { sinusoidal, learned, rope, xpos, mrope, rope2d, alibi, t5, shaw, xl };
 // Where a rotary pair is read and written: (2i, 2i+1) both ways (interleaved), (i, i+d/2) both
 // ways (half), or read at (2i, 2i+1) and written to (i, i+d/2) (interleaved_to_half: DeepSeek-V3's
-// `rope_interleave`, README "layout").
+// `rope_interleave`, docs/specs.md, `layout`).
 enum class Layout { interleaved, half, interleaved_to_half };
 enum class RotaryPlacement { first, last };
 enum class SinusoidalOrder { sin_cos, cos_sin };
 enum class FrequencyRule { power, geometric };
 enum class XposRole { query, key };
 enum class SectionMode { blocked, interleaved };
-// What an ALiBi bias measures (README, `mode`): the distance between query i and key j, -m|i-j|
+// What an ALiBi bias measures (docs/specs.md, `mode`): the distance between query i and key j, -m|i-j|
 // (symmetric) or -m(i-j) with the future keys masked (causal); or the key's own position, +m j
 // (key: fairseq's form, transformers' Bloom and Falcon), or the key's distance back from the
 // call's last key J, -m(J-j) (last-key: MPT). The last two equal causal under softmax, row by row.
@@ -35,10 +35,10 @@ enum class AlibiMode { symmetric, causal, key, last_key };
 inline bool measures_the_key(AlibiMode mode) { return mode == AlibiMode::key || mode == AlibiMode::last_key; }
 enum class Dtype { fp64, fp32, fp16, bf16 };
 // fp64-angle: a sinusoid table built in float64, as NumPy builds DistilBERT's and Marian's: theta,
-// the angle and its sine and cosine in float64, rounded once to the storage dtype (README,
-// `precision`). Values are the kernel ABI's pec_precision, so fp64-angle comes last.
+// the angle and its sine and cosine in float64, rounded once to the storage dtype
+// (docs/precision.md, `precision`). Values are the kernel ABI's pec_precision, so fp64-angle comes last.
 enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache, fp64_angle };
-// How a float32 kernel forms theta_i under fp32-angle (README, `theta`): correctly rounded
+// How a float32 kernel forms theta_i under fp32-angle (docs/precision.md, `theta`): correctly rounded
 // (exact); for rotary families Hugging Face's and Meta's 1/base^(2i/d) through float32 pow (hf,
 // meta), ggml's running product theta *= base^(-2/d) (ggml) or mlx's exp(-k * (logf(base)/(d/2)))
 // through its own float32 exp (mlx); for sinusoid tables 1/powf(base, m/D) (hf: timm's; its bound
@@ -46,13 +46,13 @@ enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache, fp64_angle };
 // PyTorch tutorial's, fairseq's and tensor2tensor's (exp_log).
 // Values are the kernel ABI's pec_theta_recipe (include/peconform/kernel_abi.h), so mlx comes last.
 enum class ThetaRecipe { exact, hf, meta, ggml, exp_log, mlx };
-// Where a rotary kernel rounds (README, `cache` and `math`). cache: cos and sin (times the
+// Where a rotary kernel rounds (docs/precision.md, `cache` and `math`). cache: cos and sin (times the
 // amplitude) held in the compute format, or rounded to the storage dtype before the rotation
 // (transformers' `cos.to(x.dtype)`, vLLM's cos/sin cache in the model dtype). math: the two
 // products and the sum round in the compute format and are stored once, or each rounds in the
 // storage dtype (`x * cos + rotate_half(x) * sin` on bf16 tensors).
 enum class RoundsIn { compute, storage };
-// How a float32 ALiBi kernel forms its slopes under fp32-angle (README, `slopes`): correctly
+// How a float32 ALiBi kernel forms its slopes under fp32-angle (docs/precision.md, `slopes`): correctly
 // rounded (exact), Bloom's float32 pow(base, k) of a float32 base (bloom), or MPT's
 // 1 / pow(2, k * (8 / n')) in float32, n' the power of two at or above the head count (mpt).
 enum class SlopeRecipe { exact, bloom, mpt };
@@ -144,7 +144,7 @@ Family family_named(std::string_view text, std::string_view what);
 Dtype dtype_named(std::string_view text, std::string_view what);
 PrecisionClass precision_named(std::string_view text, std::string_view what);
 RoundsIn rounds_in_named(std::string_view text, std::string_view what);
-// The float32 theta recipes (README, `theta`) a spec's family and plan take under fp32-angle, in
+// The float32 theta recipes (docs/precision.md, `theta`) a spec's family and plan take under fp32-angle, in
 // enum order: sinusoid tables exact, hf and exp-log; rotary families exact, hf, meta, ggml and mlx with
 // no plan, exact, hf, meta and ggml with linear, and with yarn in the form ggml takes (truncate, no attention keys, factor >= 1;
 // exact, hf and meta with any other yarn, proportional, llama3 and longrope); exact and hf

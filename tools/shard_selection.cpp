@@ -88,7 +88,7 @@ ShardSelection select_shard(const std::string& option, const EnvironmentLookup& 
     const auto count = environment(kKubernetesShardCount);
     if (!count)
       throw SpecError(fmt::format("JOB_COMPLETION_INDEX is {} (a Kubernetes Indexed Job) but {} is not set: give it the "
-                                  "Job's .spec.completions in the pod's env (README, Sharding)",
+                                  "Job's .spec.completions in the pod's env (docs/campaign.md, Sharding)",
                                   *index, kKubernetesShardCount));
     return from_zero_based("JOB_COMPLETION_INDEX", *index, kKubernetesShardCount, *count);
   }

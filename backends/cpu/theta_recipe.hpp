@@ -1,6 +1,6 @@
 #pragma once
 // fp32-angle: theta formed in float32 the way the spec's `theta` recipe says a real kernel forms
-// it (README "theta recipes"); precision/error_model.hpp's theta_recipe_error is the bound each
+// it (docs/precision.md, "Theta recipes"); precision/error_model.hpp's theta_recipe_error is the bound each
 // recipe is held to.
 #include <cstdint>
 #include <vector>

@@ -32,8 +32,8 @@
  * device is the one `--device N` (OpenCL: else PECONFORM_OPENCL_DEVICE) names, else device 0;
  * without it, or without a driver, `peconform run` exits 2 naming what is missing.
  *
- * Every field is documented where it is declared. README.md, "Check your own kernel", has the
- * smallest correct plugin (about twenty lines).
+ * Every field is documented where it is declared. The README's first quick start has the
+ * smallest correct plugin (about twenty lines); docs/own-kernel.md has the rest.
  *
  * A kernel with no Spec (a new scheme) is declared instead through peconform/variant_abi.h, a
  * separate symbol with its own version, for `peconform properties --plugin`. */
@@ -75,7 +75,7 @@ typedef enum pec_family {
   PEC_XL = 9
 } pec_family;
 
-/* Where a rotary pair i is read and written (README "Spec keys", `layout`). */
+/* Where a rotary pair i is read and written (docs/specs.md, `layout`). */
 typedef enum pec_layout {
   PEC_LAYOUT_INTERLEAVED = 0,        /* (2i, 2i+1): GPT-J, Meta LLaMA; sinusoid [sin, cos, ...] */
   PEC_LAYOUT_HALF = 1,               /* (i, i+rot/2): GPT-NeoX, HF rotate_half; sinusoid [sin..., cos...] */
@@ -89,7 +89,7 @@ typedef enum pec_precision {
   PEC_FP64_ANGLE = 3   /* sinusoid tables: theta, angle, sin and cos in float64, stored once */
 } pec_precision;
 
-/* How a float32 kernel forms theta_i under PEC_FP32_ANGLE (README, `theta`). */
+/* How a float32 kernel forms theta_i under PEC_FP32_ANGLE (docs/precision.md, `theta`). */
 typedef enum pec_theta_recipe {
   PEC_THETA_EXACT = 0,  /* theta correctly rounded to float32 */
   PEC_THETA_HF = 1,     /* 1 / powf(base, 2i/rot): Hugging Face */
@@ -99,7 +99,7 @@ typedef enum pec_theta_recipe {
   PEC_THETA_MLX = 5      /* mlx's fast.rope: its own float32 exp(-k * (logf(base) / (rot/2))) */
 } pec_theta_recipe;
 
-/* Where a rotary kernel rounds (README, `cache` and `math`): pec_spec.cache says where cos and
+/* Where a rotary kernel rounds (docs/precision.md, `cache` and `math`): pec_spec.cache says where cos and
  * sin (times the amplitude) are held before the rotation, pec_spec.math where the two products
  * and the sum round. */
 typedef enum pec_rounds_in {
@@ -110,7 +110,7 @@ typedef enum pec_rounds_in {
                          on bf16 tensors) */
 } pec_rounds_in;
 
-/* What an ALiBi bias measures (README, `mode`), for pec_spec.alibi_mode. */
+/* What an ALiBi bias measures (docs/specs.md, `mode`), for pec_spec.alibi_mode. */
 typedef enum pec_alibi_mode {
   PEC_ALIBI_SYMMETRIC = 0, /* -m|i - j| */
   PEC_ALIBI_CAUSAL = 1,    /* -m(i - j), and -inf for the keys j > i */
@@ -124,7 +124,7 @@ typedef enum pec_slope_recipe {
   PEC_SLOPES_MPT = 2    /* MPT's 1 / pow(2, k * (8 / n')) in float32 */
 } pec_slope_recipe;
 
-/* The frequency plan (README "Frequency plans"); keys a kind does not use hold their defaults. */
+/* The frequency plan (docs/specs.md, "Frequency plans"); keys a kind does not use hold their defaults. */
 typedef enum pec_plan_kind {
   PEC_PLAN_NONE = 0,
   PEC_PLAN_LINEAR = 1,
@@ -161,7 +161,7 @@ typedef struct pec_plan {
 
 /* The concrete spec of one call as numbers, so that plain C needs no parser. Decimal values
  * are the doubles nearest to them; pec_call.spec_text has them exactly. Keys that the family
- * does not have hold their defaults (README "Spec keys"). */
+ * does not have hold their defaults (docs/specs.md). */
 typedef struct pec_spec {
   int32_t family;        /* pec_family */
   int32_t d;             /* head dim (rotary), embedding width (tables, xl) */
@@ -216,7 +216,7 @@ typedef struct pec_spec {
  * int64: axes is 1, 3 for mrope (t, h, w) and 2 for rope2d (x, y); the position of token
  * (b, s) on axis a is ids[a][b][s] + id_offset. */
 typedef struct pec_call {
-  const char* spec_text;   /* the spec's canonical text, exact (README "Specs") */
+  const char* spec_text;   /* the spec's canonical text, exact (docs/specs.md) */
   const pec_spec* spec;    /* the same spec as numbers */
   int64_t sequence_length; /* what dynamic NTK and LongRoPE key on when the plan has no len */
   int32_t operand_count;   /* rotary: 1 or 2; others: 1 */
@@ -254,7 +254,7 @@ typedef struct pec_kernel {
    * report's backend column and the regression folder. */
   const char* name;
   /* The specs the kernel serves: one or more spec patterns separated by ';'. A pattern is spec
-   * text (README "Specs") in which a key's value may be a choice `a|b|c` or `*` (the campaign
+   * text (docs/specs.md) in which a key's value may be a choice `a|b|c` or `*` (the campaign
    * draws it as it draws for our own kernels); a key the pattern does not name keeps its
    * default. `family(*)` leaves every key to the campaign. A frequency plan is one value:
    * `scaling=*` draws any plan, `scaling=none|linear(factor=2)` picks among these two. Examples:

@@ -5,7 +5,7 @@
     assert result, result
 
 The campaign is the one `peconform run` runs (the same cases for the same seed, the same
-verification, shrinking and reports); the callable is its kernel. README.md, "Python", has the
+verification, shrinking and reports); the callable is its kernel. docs/python.md has the
 callable signatures and examples.
 """
 import json

@@ -754,7 +754,7 @@ pec_status alibi_slopes_published(const pec_call* call, char* error, size_t size
 // The rope keys the narrowed patterns below leave to the campaign; each names the rest it
 // leaves free (`*`) or fixes, so that the campaign draws the cases where its bug shows.
 #define ROPE_FREE "d=*,base=*,rot=*,sign=*,amp=*"
-// transformers' rotation in a 16-bit model (README, `cache` and `math`).
+// transformers' rotation in a 16-bit model (docs/precision.md, `cache` and `math`).
 #define MODEL_RECIPE "precision=fp32-angle,theta=hf,cache=storage,math=storage"
 
 constexpr std::uint32_t kEvery = PEC_TAKES_EVERY_CALL;

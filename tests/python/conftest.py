@@ -1,4 +1,4 @@
-"""The tests check the examples' kernels (examples/python/), so that what the README shows is what is tested."""
+"""The tests check the examples' kernels (examples/python/), so that what docs/python.md shows is what is tested."""
 import pathlib
 import sys
 

@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
-"""The README's Slurm example, run as written on a real Slurm cluster (scripts/slurm-test-cluster.sh
-starts one and runs this inside it, SLURM_CONF set):
+"""docs/campaign.md's Slurm example, run as written on a real Slurm cluster
+(scripts/slurm-test-cluster.sh starts one and runs this inside it, SLURM_CONF set):
 
-1. the README's job array and dependent merge, 4 shards of `--profile ci --cases 200`: the merged
+1. the page's job array and dependent merge, 4 shards of `--profile ci --cases 200`: the merged
    report is the unsharded run's (scripts/same-report.py);
 2. again, with one task cancelled mid-run: the merge names the missing shard, exits non-zero and
-   writes no report; the README's rerun of that one shard, merged again, gives the full report;
+   writes no report; the page's rerun of that one shard, merged again, gives the full report;
 3. again with a time budget shorter than the work: each shard stops in time with a partial report,
    and the merge says the campaign is partial, naming each shard.
 
-    campaign_on_slurm.py PECONFORM README SAME_REPORT
+    campaign_on_slurm.py PECONFORM PAGE SAME_REPORT
 
-The README's blocks are found by the HTML comment before each (`<!-- slurm-campaign -->`,
-`<!-- slurm-rerun-shard -->`); each block's first line sets its variables, which this replaces with
-its own; every other line runs as the README has it.
+PAGE is docs/campaign.md. Its blocks are found by the HTML comment before each
+(`<!-- slurm-campaign -->`, `<!-- slurm-rerun-shard -->`; tests/docs/fenced_blocks.py); each
+block's first line sets its variables, which this replaces with its own; every other line runs as
+the page has it.
 """
 import json
+import os
 import pathlib
-import re
 import subprocess
 import sys
 import tempfile
 import time
+
+# The block reader the README's quick-start tests use too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs"))
+from fenced_blocks import BlockError, block_lines  # noqa: E402
 
 CAMPAIGN = "--profile ci --cases 200"
 SHARDS = 4
@@ -46,14 +51,12 @@ def check(condition, message):
         raise Failure(message)
 
 
-def readme_block(readme, marker, settings_pattern):
+def page_block(page, marker, settings_pattern):
     """The lines of the sh block after <!-- marker -->, its settings line first."""
-    found = re.search(rf"<!-- {marker} -->\n```sh\n(.*?)```", readme, re.S)
-    check(found, f"the README has no ```sh block after <!-- {marker} -->")
-    lines = found.group(1).rstrip("\n").split("\n")
-    check(re.fullmatch(settings_pattern, lines[0]),
-          f"the README's {marker} block starts with {lines[0]!r}, not its settings ({settings_pattern})")
-    return lines
+    try:
+        return block_lines(page, marker, "sh", settings_pattern)
+    except BlockError as error:
+        raise Failure(f"docs/campaign.md: {error}") from None
 
 
 def job_records(job):
@@ -80,7 +83,7 @@ def exit_code(record):
 
 
 class Checkout:
-    """A folder laid out as the README's commands expect of the checkout they are run from."""
+    """A folder laid out as the page's commands expect of the checkout they are run from."""
 
     def __init__(self, root, name, peconform):
         self.folder = pathlib.Path(root) / name
@@ -89,11 +92,11 @@ class Checkout:
         (tools / "peconform").symlink_to(peconform)
 
     def submit(self, lines):
-        """Runs the lines in bash here; returns the merge's job id (what the README's last sbatch
-        prints) and the README's $job (the array's, or the rerun's, id)."""
+        """Runs the lines in bash here; returns the merge's job id (what the page's last sbatch
+        prints) and the page's $job (the array's, or the rerun's, id)."""
         script = "set -euo pipefail\n" + "\n".join(lines) + '\necho "$job"\n'
         ran = subprocess.run(["bash", "-c", script], cwd=self.folder, capture_output=True, text=True)
-        check(ran.returncode == 0, f"the README's commands failed:\n{script}\n{ran.stdout}{ran.stderr}")
+        check(ran.returncode == 0, f"the page's commands failed:\n{script}\n{ran.stdout}{ran.stderr}")
         printed = ran.stdout.split()
         check(len(printed) == 2, f"expected the merge's job id and $job, got {ran.stdout!r}")
         return printed[0], printed[1]
@@ -113,11 +116,11 @@ def same_report(same_report_script, first, second):
     check(compared.returncode == 0, f"{first} and {second} differ:\n{compared.stdout}")
 
 
-def merged_whole_campaign(root, readme, peconform, same_report_script):
+def merged_whole_campaign(root, blocks, peconform, same_report_script):
     print(f"== 1. {SHARDS} shards of {CAMPAIGN} as a job array, the merge depending on it", flush=True)
     here = Checkout(root, "whole", peconform)
     settings = f"shards={SHARDS} options='{CAMPAIGN}'"
-    merge, array = here.submit([settings] + readme["slurm-campaign"][1:])
+    merge, array = here.submit([settings] + blocks["slurm-campaign"][1:])
     unsharded = subprocess.Popen([str(here.folder / "build/release/tools/peconform"), "run", *CAMPAIGN.split(), "--quiet",
                                   "--out", "unsharded"], cwd=here.folder)
     tasks = wait_until_ended(array)
@@ -131,11 +134,11 @@ def merged_whole_campaign(root, readme, peconform, same_report_script):
     return here.folder / "unsharded/report.json"
 
 
-def lost_shard_run_again(root, readme, peconform, same_report_script, unsharded):
+def lost_shard_run_again(root, blocks, peconform, same_report_script, unsharded):
     print(f"== 2. shard {LOST_SHARD} cancelled mid-run, the merge refused, the shard run again", flush=True)
     here = Checkout(root, "lost", peconform)
     settings = f"shards={SHARDS} options='{CAMPAIGN}'"
-    merge, array = here.submit([settings] + readme["slurm-campaign"][1:])
+    merge, array = here.submit([settings] + blocks["slurm-campaign"][1:])
     task = f"{array}_{LOST_SHARD}"
     deadline = time.monotonic() + DEADLINE_SECONDS
     # Mid-run: once its campaign has printed its first line, and long before its report.
@@ -153,18 +156,18 @@ def lost_shard_run_again(root, readme, peconform, same_report_script, unsharded)
     check(not (here.folder / "out/campaign/report.json").exists(), "the merge of a lost shard wrote a report")
     print(f"   the merge said: {said.strip()}", flush=True)
 
-    rerun = readme["slurm-rerun-shard"]
+    rerun = blocks["slurm-rerun-shard"]
     merge, _ = here.submit([settings, f"shard={LOST_SHARD}"] + rerun[1:])
     record = wait_until_ended(merge)[0]
     check(exit_code(record) == 0, f"the merge after the rerun exited {record['ExitCode']}:\n{here.output(merge)}")
     same_report(same_report_script, unsharded, here.folder / "out/campaign/report.json")
 
 
-def budget_shorter_than_the_work(root, readme, peconform):
+def budget_shorter_than_the_work(root, blocks, peconform):
     print(f"== 3. {SHARDS} shards with --time-budget {BUDGET_SECONDS}: partial, and merged as partial", flush=True)
     here = Checkout(root, "budget", peconform)
     settings = f"shards={SHARDS} options='{CAMPAIGN} --time-budget {BUDGET_SECONDS}'"
-    merge, array = here.submit([settings] + readme["slurm-campaign"][1:])
+    merge, array = here.submit([settings] + blocks["slurm-campaign"][1:])
     wait_until_ended(array)
     # Partial whether the budget ended its cases or, after them, its properties.
     for shard in range(1, SHARDS + 1):
@@ -187,16 +190,16 @@ def budget_shorter_than_the_work(root, readme, peconform):
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
-    peconform, readme_path, same_report_script = sys.argv[1:]
-    readme_text = pathlib.Path(readme_path).read_text()
-    readme = {"slurm-campaign": readme_block(readme_text, "slurm-campaign", r"shards=\d+ options='[^']*'"),
-              "slurm-rerun-shard": readme_block(readme_text, "slurm-rerun-shard", r"shard=\d+")}
+    peconform, page_path, same_report_script = sys.argv[1:]
+    page = pathlib.Path(page_path).read_text()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="peconform-slurm-test.") as root:
         try:
-            unsharded = merged_whole_campaign(root, readme, peconform, same_report_script)
-            lost_shard_run_again(root, readme, peconform, same_report_script, unsharded)
-            budget_shorter_than_the_work(root, readme, peconform)
+            blocks = {"slurm-campaign": page_block(page, "slurm-campaign", r"shards=\d+ options='[^']*'"),
+                      "slurm-rerun-shard": page_block(page, "slurm-rerun-shard", r"shard=\d+")}
+            unsharded = merged_whole_campaign(root, blocks, peconform, same_report_script)
+            lost_shard_run_again(root, blocks, peconform, same_report_script, unsharded)
+            budget_shorter_than_the_work(root, blocks, peconform)
         except Failure as failure:
             print(f"FAIL: {failure}", file=sys.stderr)
             sys.exit(1)

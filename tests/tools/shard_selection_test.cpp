@@ -41,7 +41,7 @@ TEST(ShardSelection, TheLastOfFourTasksIsShardFourOfFourFromEveryScheduler) {
   expect_shard(selected({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_COUNT", "4"}, {"SLURM_ARRAY_TASK_MIN", "0"},
                          {"SLURM_ARRAY_TASK_MAX", "3"}, {"SLURM_ARRAY_TASK_STEP", "1"}}),
                4, 4);
-  // --array=1-4, as the README's example submits it: the folder's number is the shard's.
+  // --array=1-4, as docs/campaign.md's Slurm example submits it: the folder's number is the shard's.
   expect_shard(selected({{"SLURM_ARRAY_TASK_ID", "4"}, {"SLURM_ARRAY_TASK_COUNT", "4"}, {"SLURM_ARRAY_TASK_MIN", "1"}}), 4, 4);
   expect_shard(selected({{"JOB_COMPLETION_INDEX", "3"}, {kKubernetesShardCount, "4"}}), 4, 4);
 }

@@ -31,8 +31,9 @@ LIBRARY = "torchtune"
 
 # θ = 1.0 / (base ** (arange(0, dim, 2).float() / dim)): Meta's precompute_freqs_cis, float32
 # pow and reciprocal (theta=meta); for Llama3ScaledRoPE then Meta's apply_scaling, the float32
-# blend README's theta row describes under llama3. The position is arange's float32, the angle a
-# float32 product (einsum), cos and sin float32 in the cache, and forward rotates x.float().
+# blend docs/precision.md's theta recipes describe under llama3. The position is arange's
+# float32, the angle a float32 product (einsum), cos and sin float32 in the cache, and forward
+# rotates x.float().
 OWN = Column("fp32-angle", "precision=fp32-angle,theta=meta",
              "torchtune's recipe in float32: theta = 1/base**(arange(0,dim,2).float()/dim) in float32 "
              "(theta=meta; llama3's blend as Meta's apply_scaling), float32 positions and angles, a float32 "

@@ -1,4 +1,4 @@
-"""Which position stream each rotated pair of an mrope spec follows (README, `section_mode`),
+"""Which position stream each rotated pair of an mrope spec follows (docs/specs.md, `section_mode`),
 written from the definition for the tests that check adapters against their own rotation."""
 import numpy as np
 

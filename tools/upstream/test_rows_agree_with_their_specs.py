@@ -43,7 +43,7 @@ AXES = {"rope": 1, "rope2d": 2, "mrope": 3}
 
 
 def call_positions(family):
-    """What the callable takes (README, "Python"): [batch, seq], rope2d's [2, batch, seq], mrope's
+    """What the callable takes (docs/python.md): [batch, seq], rope2d's [2, batch, seq], mrope's
     [3, batch, seq]."""
     axes = [POSITIONS, POSITIONS[:, ::-1], POSITIONS + 7][:AXES[family]]
     return POSITIONS if family == "rope" else np.stack(axes)

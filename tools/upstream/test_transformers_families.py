@@ -1,5 +1,5 @@
 """The adapters of adapt_transformers_families.py against computations of our own from each
-scheme's definition (README "Specs", ../shared/notes/variants.md) and upstream's own frequencies:
+scheme's definition (docs/specs.md, ../shared/notes/variants.md) and upstream's own frequencies:
 they must hand upstream the campaign's positions and lay its output out as the row's spec says.
 Run in the shared upstream venv:
 `PYTHONPATH=build/release/python:tools/upstream python -m pytest tools/upstream/test_transformers_families.py`.
@@ -191,7 +191,7 @@ def test_a_bf16_mrope_call_rounds_in_bf16(key):
 # ALiBi
 
 def alibi_slopes(heads):
-    """The paper's slopes (README "Specs", alibi): 2^(-8h/c) for the largest power of two c <= n,
+    """The paper's slopes (docs/specs.md, alibi): 2^(-8h/c) for the largest power of two c <= n,
     then every other slope of the 2c series."""
     c = 2 ** int(math.floor(math.log2(heads)))
     return [2.0 ** (-8.0 * (h + 1) / c) for h in range(c)] + [2.0 ** (-4.0 * (2 * k + 1) / c) for k in range(heads - c)]
