@@ -30,6 +30,7 @@ import json
 import os
 import pathlib
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -138,7 +139,12 @@ def objects_of(build_dir, tree, name):
     if source.suffix in (".hpp", ".h"):
         source = source.with_suffix(".cpp")
     entries = json.loads((build_dir / "compile_commands.json").read_text())
-    return [entry["output"] for entry in entries if pathlib.Path(entry["file"]) == source]
+    objects = []
+    for entry in entries:
+        if pathlib.Path(entry["file"]) == source:
+            words = shlex.split(entry["command"])
+            objects.append(words[words.index("-o") + 1])
+    return objects
 
 
 def test_command(build_dir, target, gtest_filter):
