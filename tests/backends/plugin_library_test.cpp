@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/plugin/plugin_library.hpp"
+#include "backends/plugin/plugin_tensor_backend.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::plugin {
@@ -58,6 +59,18 @@ TEST(PluginLibrary, AKernelIsFoundByNameOrTheKnownOnesAreListed) {
   } catch (const SpecError& error) {
     expect_contains(error.what(), "declares no kernel 'missing'; it declares: served, unknown-key");
   }
+}
+
+// What the campaign draws for a plugin: each family its patterns name, in their order (issue 38:
+// a mutant that offered no family at all survived every test).
+TEST(PluginLibrary, APluginKernelOffersTheFamiliesOfItsPatterns) {
+  const std::shared_ptr<const PluginLibrary> cpu = PluginLibrary::load(CPU_PLUGIN);
+  EXPECT_EQ(make_plugin_tensor_backend(cpu, cpu->index_of("cpu"))->capabilities().families,
+            (std::vector<Family>{Family::sinusoidal, Family::learned, Family::rope, Family::xpos, Family::mrope, Family::rope2d,
+                                 Family::alibi, Family::t5, Family::shaw, Family::xl}));
+  const std::shared_ptr<const PluginLibrary> declarations = PluginLibrary::load(DECLARATIONS_PLUGIN);
+  EXPECT_EQ(make_plugin_tensor_backend(declarations, declarations->index_of("served"))->capabilities().families,
+            std::vector<Family>{Family::rope});
 }
 
 }  // namespace
