@@ -29,6 +29,8 @@ struct RotaryVariant final : VariantKernel {
   std::function<Wide(std::int64_t, int)> angle = [this](std::int64_t p, int pair) { return Wide(p) * frequency(pair, rotated); };
   Wide amplitude{1};
   std::function<double(double)> pass = [](double x) { return x; };
+  // The element that turns with element i < rotated / 2: i + rotated / 2 (the half layout).
+  std::function<int(int)> partner = [this](int i) { return i + rotated / 2; };
 
   std::vector<double> evaluate(const VariantBatch& batch) const override {
     std::vector<double> out(batch.rows() * static_cast<std::size_t>(d));
@@ -38,9 +40,10 @@ struct RotaryVariant final : VariantKernel {
       for (int i = 0; i < rotated / 2; ++i) {
         const Wide phi = angle(batch.positions[r], i);
         const Wide c = amplitude * cos(phi), s = amplitude * sin(phi);
-        const Wide a(x[i]), b(x[i + rotated / 2]);
+        const int j = partner(i);
+        const Wide a(x[i]), b(x[j]);
         y[i] = to_fp32(a * c - b * s);
-        y[i + rotated / 2] = to_fp32(a * s + b * c);
+        y[j] = to_fp32(a * s + b * c);
       }
       for (int e = rotated / 2 * 2; e < d; ++e) y[e] = pass(x[e]);
     }
@@ -68,6 +71,10 @@ Verdicts run(const VariantKernel& kernel, const VariantDeclaration& declaration)
       EXPECT_FALSE(result.counterexample.empty()) << result.name;
       EXPECT_NE(result.counterexample.find("variant(kind="), std::string::npos)
           << result.name << " names no variant in its counterexample:\n" << result.counterexample;
+      // The seed that replays this property, not RapidCheck's process-wide one (issue 38).
+      EXPECT_NE(result.counterexample.find("\n  seed: " + std::to_string(result.seed) + " (this property's, as reported)\n"),
+                std::string::npos)
+          << result.name << ":\n" << result.counterexample;
     }
     std::cout << result.name << ": " << variant_verdict_name(result.verdict) << " (" << result.cases << " cases, seed "
               << result.seed << ")" << (result.reason.empty() ? "" : " - " + result.reason) << "\n"
@@ -100,6 +107,19 @@ TEST(VariantProperties, TrueRopeHoldsWithThePairingUnknown) {
     const bool refused = name == "partialRotaryLeavesPassThroughDimsBitIdentical";
     EXPECT_EQ(verdict, refused ? VariantVerdict::refused : VariantVerdict::held) << name;
   }
+}
+
+// Pairs (i, 7 - i) of an 8-dim slice: a rotation of the slice, though not in the half layout's
+// pairs. Declared with its pairing unknown, the norm is checked over the whole slice and holds;
+// declared half, each half pair's norm is checked, and fails (issue 38: a mutant that checked
+// the carrier's pairs under an unknown pairing survived, as the true rope's pairs are those).
+TEST(VariantProperties, AnUnknownPairingIsCheckedOnTheWholeSlice) {
+  RotaryVariant mirrored;
+  mirrored.partner = [&mirrored](int i) { return mirrored.rotated - 1 - i; };
+  VariantDeclaration unknown = rotary_declaration(8, 0);
+  unknown.pairing = VariantPairing::unknown;
+  EXPECT_EQ(run(mirrored, unknown).at("rotationPreservesNormPerPair"), VariantVerdict::held);
+  EXPECT_EQ(run(mirrored, rotary_declaration(8, 0)).at("rotationPreservesNormPerPair"), VariantVerdict::failed);
 }
 
 TEST(VariantProperties, AngleNonLinearInPositionKeepsTheNormAndLosesRelativePosition) {
