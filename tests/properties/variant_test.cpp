@@ -2,6 +2,7 @@
 // table and a true ALiBi bias written as variants hold every relation that applies; planted
 // variants fail the relations they break and hold the others; a relation that could not fail
 // on a declaration says so (refused, or not constrained) instead of passing.
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -120,6 +121,36 @@ TEST(VariantProperties, AnUnknownPairingIsCheckedOnTheWholeSlice) {
   unknown.pairing = VariantPairing::unknown;
   EXPECT_EQ(run(mirrored, unknown).at("rotationPreservesNormPerPair"), VariantVerdict::held);
   EXPECT_EQ(run(mirrored, rotary_declaration(8, 0)).at("rotationPreservesNormPerPair"), VariantVerdict::failed);
+}
+
+// A rotation whose pair (i, i + 4) grows by 2^-20 away from position 0 where x_i and x_(i+4)
+// are both nonzero, within a factor 16 of each other and below 2^64: odd in x, so f(-x) =
+// -f(x) holds, but where a split puts x_i and x_(i+4) on different sides, f(x_A) + f(x_B) misses
+// the growth, 2^-20 of the pair's output: some ulps of fp32, past the bound. Issue 38: a mutant
+// that divided the sum's tolerance by its rounding term, |x_A + x_B| 2^-113, instead of adding
+// it survived, as no variant was odd and yet not additive. Its tolerance is then about 2^89
+// |x_B| / |x_A + x_B|, which the growth stays below only for such inputs.
+struct PairGainVariant final : VariantKernel {
+  RotaryVariant rope;
+  std::vector<double> evaluate(const VariantBatch& batch) const override {
+    std::vector<double> out = rope.evaluate(batch);
+    const auto d = static_cast<std::size_t>(rope.d), half = d / 2;
+    for (std::size_t r = 0; r < batch.rows(); ++r) {
+      if (batch.positions[r] == 0) continue;
+      const double* x = batch.inputs.data() + r * d;
+      for (std::size_t i = 0; i < half; ++i) {
+        const double a = std::abs(x[i]), b = std::abs(x[i + half]);
+        if (a == 0 || b == 0 || a > 16 * b || b > 16 * a || a > 0x1p64) continue;
+        out[r * d + i] *= 1 + 0x1p-20;
+        out[r * d + i + half] *= 1 + 0x1p-20;
+      }
+    }
+    return out;
+  }
+};
+
+TEST(VariantProperties, AnOddButNonAdditiveRotationFailsLinearity) {
+  EXPECT_EQ(run(PairGainVariant{}, rotary_declaration(8, 0)).at("rotationIsLinearInX"), VariantVerdict::failed);
 }
 
 TEST(VariantProperties, AngleNonLinearInPositionKeepsTheNormAndLosesRelativePosition) {
