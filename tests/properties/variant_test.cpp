@@ -153,6 +153,22 @@ TEST(VariantProperties, AnOddButNonAdditiveRotationFailsLinearity) {
   EXPECT_EQ(run(PairGainVariant{}, rotary_declaration(8, 0)).at("rotationIsLinearInX"), VariantVerdict::failed);
 }
 
+// The rotation of |x|: additive over disjoint splits (|x_A + x_B| = |x_A| + |x_B| element by
+// element) and norm-preserving, but f(-x) = f(x). Only the negation half of the linearity
+// relation catches it (issue 38: a mutant that skipped that half survived).
+struct AbsoluteInputVariant final : VariantKernel {
+  RotaryVariant rope;
+  std::vector<double> evaluate(const VariantBatch& batch) const override {
+    VariantBatch absolute = batch;
+    for (double& x : absolute.inputs) x = std::abs(x);
+    return rope.evaluate(absolute);
+  }
+};
+
+TEST(VariantProperties, AnAdditiveButEvenRotationFailsLinearity) {
+  EXPECT_EQ(run(AbsoluteInputVariant{}, rotary_declaration(8, 0)).at("rotationIsLinearInX"), VariantVerdict::failed);
+}
+
 TEST(VariantProperties, AngleNonLinearInPositionKeepsTheNormAndLosesRelativePosition) {
   RotaryVariant variant;
   variant.angle = [&variant](std::int64_t p, int pair) { return Wide(p) * Wide(p) * frequency(pair, variant.rotated); };
@@ -239,12 +255,15 @@ TEST(VariantProperties, SinusoidTableHoldsAndANonShiftEquivariantTableFails) {
 struct BiasVariant final : VariantKernel {
   int heads = 4;
   std::function<std::int64_t(std::int64_t, std::int64_t)> distance = [](std::int64_t i, std::int64_t j) { return i - j; };
+  // Odd queries' biases one fp32 step toward zero: an error within the bound, unlike at even ones.
+  bool odd_queries_low = false;
   std::vector<double> evaluate(const VariantBatch& batch) const override {
     std::vector<double> out;
     for (std::size_t r = 0; r < batch.rows(); ++r)
       for (int h = 0; h < heads; ++h) {
         const std::int64_t rp = distance(batch.positions[r], batch.keys[r]);
-        out.push_back(to_fp32(-pow(Wide(2), Wide(-8 * (h + 1)) / Wide(heads)) * abs(Wide(rp))));
+        const double bias = to_fp32(-pow(Wide(2), Wide(-8 * (h + 1)) / Wide(heads)) * abs(Wide(rp)));
+        out.push_back(odd_queries_low && batch.positions[r] % 2 != 0 ? std::nextafter(static_cast<float>(bias), 0.0f) : bias);
       }
     return out;
   }
@@ -260,6 +279,38 @@ TEST(VariantProperties, AlibiHoldsAndABiasOnIPlusJFails) {
   sum.distance = [](std::int64_t i, std::int64_t j) { return i + j; };
   EXPECT_EQ(run(sum, declaration).at("alibiBiasIsTranslationInvariant"), VariantVerdict::failed);
 }
+
+// Three heads (slopes 2^-8/3, 2^-16/3, 2^-8, not all powers of two) rounded to fp32 at even
+// queries and one fp32 step lower in magnitude at odd ones: each bias within its bound, so a
+// shift by an odd distance moves by that step and the relation, which allows both sides' bounds
+// together, holds. Issue 38: mutants that allowed their difference or their product survived.
+TEST(VariantProperties, TranslationAllowsEachSidesOwnBound) {
+  VariantDeclaration declaration;
+  declaration.kind = VariantKind::bias;
+  declaration.d = 3;
+  BiasVariant uneven;
+  uneven.heads = 3;
+  uneven.odd_queries_low = true;
+  EXPECT_EQ(run(uneven, declaration).at("alibiBiasIsTranslationInvariant"), VariantVerdict::held);
+}
+
+// Each property draws from its own seed, the run's seed mixed with its name, so that a reported
+// seed replays it in any later version: FNV-1a of the name, xor the run's seed, SplitMix64's
+// finalizer, computed for these two names by Python's integers (issue 38: a mutant with another
+// FNV prime survived, as no test looked at a seed's value).
+TEST(VariantProperties, EachPropertysSeedIsItsNameMixedWithTheRunsSeed) {
+  std::map<std::string, std::uint64_t> seeds;
+  for (const VariantPropertyResult& result : run_variant_properties(RotaryVariant{}, rotary_declaration(8, 0), {20261124, 1}))
+    seeds[result.name] = result.seed;
+  VariantDeclaration bias;
+  bias.kind = VariantKind::bias;
+  bias.d = 4;
+  for (const VariantPropertyResult& result : run_variant_properties(BiasVariant{}, bias, {20261124, 1}))
+    seeds[result.name] = result.seed;
+  EXPECT_EQ(seeds.at("rotationPreservesNormPerPair"), 12649657412447119583ULL);
+  EXPECT_EQ(seeds.at("alibiBiasIsTranslationInvariant"), 3360169496702854187ULL);
+}
+
 
 TEST(VariantProperties, RelationsThatCannotFailSaySoRatherThanPass) {
   // d = 1 has no pair: a table relation would compare nothing.
