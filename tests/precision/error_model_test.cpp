@@ -191,6 +191,19 @@ TEST(ErrorModel, RecipesOrderedByTheRoundingsTheyTake) {
   EXPECT_GT(theta_recipe_error<double>(ggml, 63), 32 * theta_recipe_error<double>(ggml, 1));
 }
 
+// LongRoPE's factors reach inv_freq through a float32 tensor: a factor float32 cannot hold (1.1)
+// is rounded once more than one it can (1.5), so frequency 2's error factor, (1 + error), is the
+// exact factors' divided by 1 - u, u = 2^-24 (issue 38: a mutant dividing by 1 + u survived).
+TEST(ErrorModel, ALongRopeFactorFloat32CannotHoldIsChargedItsCast) {
+  const char* exact = "rope(d=8,base=10000,scaling=longrope(factor=32,orig=4096,short=[1,1,1.5,2],long=[2,4,8,16]),"
+                      "precision=fp32-angle,theta=hf)";
+  const char* inexact = "rope(d=8,base=10000,scaling=longrope(factor=32,orig=4096,short=[1,1,1.1,2],long=[2,4,8,16]),"
+                        "precision=fp32-angle,theta=hf)";
+  const Wide held = theta_recipe_error<Wide>(Spec::parse(exact), 2) + 1;
+  const Wide cast = theta_recipe_error<Wide>(Spec::parse(inexact), 2) + 1;
+  EXPECT_LT(abs(cast * (1 - Wide(0x1p-24)) / held - 1), Wide(0x1p-100));
+}
+
 // x-transformers' xPos keys multiply (x cos) by scale ** -1 = zeta^(-n/s) after the product
 // rounds in float32: a product's underflow comes out magnified by that factor, which the bound
 // charges for keys (log of the factor above 0) and not for queries.
@@ -260,6 +273,10 @@ TEST(ErrorModel, BeyondTheHorizonAnElementIsUnconstrained) {
   EXPECT_TRUE(std::isinf(angle_horizon(Spec::parse("t5(buckets=32,max_distance=128)"))));
   // A table's exact recipe rounds three times: the horizon is near 2^24 / 3.
   EXPECT_NEAR(std::log2(angle_horizon(Spec::parse("sinusoidal(d=8,precision=fp32-angle)"))), 24 - std::log2(3.0), 1e-6);
+  // So does an odd width's (DistilBERT's lone column): d = 3 has pair 0 (theta = 1, one rounding,
+  // a horizon of 2^24) and the lone column's frequency, whose three roundings set it (issue 38:
+  // a mutant that counted d/2 - 1 frequencies, none at all here, survived).
+  EXPECT_NEAR(std::log2(angle_horizon(Spec::parse("sinusoidal(d=3,precision=fp32-angle)"))), 24 - std::log2(3.0), 1e-6);
   // Pair 0 (theta = 1, charged only fl(p)) at p = 1.5 2^24 lies past the horizon; pair 1
   // (theta = 1e-2) does not.
   const std::int64_t position = 3 * (std::int64_t{1} << 23);
