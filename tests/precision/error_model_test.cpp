@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "precision/claimed_bounds.hpp"
 #include "precision/error_model.hpp"
 
 namespace peconform {
@@ -202,6 +203,31 @@ TEST(ErrorModel, ALongRopeFactorFloat32CannotHoldIsChargedItsCast) {
   const Wide held = theta_recipe_error<Wide>(Spec::parse(exact), 2) + 1;
   const Wide cast = theta_recipe_error<Wide>(Spec::parse(inexact), 2) + 1;
   EXPECT_LT(abs(cast * (1 - Wide(0x1p-24)) / held - 1), Wide(0x1p-100));
+}
+
+// Under math=storage each product rounds into the storage dtype: its underflow is eta_c (1 + p)
+// + eta_s (the comment above rotary_bound_terms), p = u_s + u_c (1 + u_s). bf16 through float32:
+// eta_c = 2^-149, u_s = 2^-8, u_c = 2^-24, eta_s = 2^-133, so the absolute term is exactly
+// 2^-149 (1 + 2^-8 + 2^-24 + 2^-32) + 2^-133 (issue 38: a mutant charging eta_c (2 + p) survived).
+TEST(ErrorModel, StorageMathChargesEachProductsUnderflowThroughTheStorageRounding) {
+  const Spec spec = Spec::parse("rope(d=8,base=10000,dtype=bf16,math=storage)");
+  const RotaryBoundTerms<double> terms = rotary_bound_terms<double>(spec, 1.0, 0.0, 0.0);
+  EXPECT_EQ(terms.absolute, 0x1p-149 * (1 + 0x1p-8 + 0x1p-24 + 0x1p-32) + 0x1p-133);
+}
+
+// Every head of an ALiBi bias has its own bound: four heads' slopes 2^-2, 2^-4, 2^-6, 2^-8, so
+// the causal biases 7 positions back are -7 2^-2(h+1), each charged at least the float32
+// rounding of itself and no more than a few (issue 38: a mutant whose loop stopped after head 0
+// left the other heads a bound of 0, and survived).
+TEST(ErrorModel, EachAlibiHeadIsChargedItsOwnRoundings) {
+  const ClaimedBounds bounds(Spec::parse("alibi(heads=4,dtype=fp32)"), 16);
+  const std::vector<Wide> charged = bounds(Point{{10, 3, 0}}, {});
+  ASSERT_EQ(charged.size(), 4u);
+  for (int h = 0; h < 4; ++h) {
+    const Wide bias = ldexp(Wide(7), -2 * (h + 1));
+    EXPECT_GE(charged[static_cast<std::size_t>(h)], bias * Wide(0x1p-24)) << h;
+    EXPECT_LE(charged[static_cast<std::size_t>(h)], bias * Wide(0x1p-20)) << h;
+  }
 }
 
 // x-transformers' xPos keys multiply (x cos) by scale ** -1 = zeta^(-n/s) after the product
