@@ -230,6 +230,31 @@ TEST(ErrorModel, EachAlibiHeadIsChargedItsOwnRoundings) {
   }
 }
 
+// A table under hf takes powf of a float32 base, charged its cast, u + 2^-52, whatever the base:
+// that moves theta_k = b^-e by e times it, so frequency 2 (e = 1/2) is charged a quarter of
+// it more than frequency 1 (e = 1/4), both exponents exact in float32 and every other charge the
+// same (issue 38: a mutant charging the cast u² instead survived).
+TEST(ErrorModel, AHfTablesBaseCastMovesEachFrequencyByItsExponent) {
+  const Spec spec = Spec::parse("sinusoidal(d=8,base=10000,precision=fp32-angle,theta=hf)");
+  const double difference = theta_recipe_error<double>(spec, 2) - theta_recipe_error<double>(spec, 1);
+  EXPECT_GT(difference, 0.24 * 0x1p-24);
+  EXPECT_LT(difference, 0.26 * 0x1p-24);
+}
+
+// transformers multiplies cos and sin by a float32 attention factor (hf and meta recipes) where
+// a LongRoPE or YaRN plan has one other than 1; llama.cpp (ggml) and the exact recipe do not
+// (issue 38: a mutant that took ggml's YaRN for transformers' survived).
+TEST(ErrorModel, OnlyTransformersRecipesRoundTheAttentionFactorInFloat32) {
+  const auto rounds = [](const char* theta) {
+    return attention_in_float32(Spec::parse(fmt::format(
+        "rope(d=8,base=10000,scaling=yarn(factor=4,orig=64),precision=fp32-angle,theta={})", theta)));
+  };
+  EXPECT_TRUE(rounds("hf"));
+  EXPECT_TRUE(rounds("meta"));
+  EXPECT_FALSE(rounds("ggml"));
+  EXPECT_FALSE(rounds("exact"));
+}
+
 // x-transformers' xPos keys multiply (x cos) by scale ** -1 = zeta^(-n/s) after the product
 // rounds in float32: a product's underflow comes out magnified by that factor, which the bound
 // charges for keys (log of the factor above 0) and not for queries.
