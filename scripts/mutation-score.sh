@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The mutation score of peconform's own tests (issue 38): plants universalmutator's mutants, a
-# seeded sample per file, one at a time in a scratch copy of the tree (build/mutation/tree; the
-# working tree is never written), rebuilds, runs the room's tests and records killed, survived,
-# did not build or timed out (tools/mutation/score.py says how). Not part of .ci/run: each mutant
-# is a rebuild and a test run, about a minute on 2 cores.
+# The mutation score of peconform's own tests (issue 38): plants universalmutator's mutants, one
+# at a time, in a scratch copy of the tree (build/mutation/tree; the working tree is never
+# written), rebuilds the room's test binaries, runs them and records killed, survived, did not
+# build or timed out (tools/mutation/score.py says how). The budget is N mutants that build per
+# room, the room's files taking turns in a seeded order. Not part of .ci/run: a room of 20 built
+# mutants takes from minutes to most of an hour on 2 cores (tools/MUTATION.md has the times).
 #
-#   scripts/mutation-score.sh [--per-file N] [--seed S] [--timeout SEC] [ROOM...]
+#   scripts/mutation-score.sh [--per-room N] [--seed S] [--timeout SEC] [ROOM...]
 #
 # Rooms: precision, harness-verifiers, harness-results, backends-calls, reports, spec,
 # tensorfiles, properties-variant (default: all). Results: a table per room on standard output

@@ -60,5 +60,27 @@ TEST(Sentinels, NoNanThatArithmeticOrAConversionMakesIsOne) {
   for (std::uint64_t index = 0; index < 4096; ++index) EXPECT_FALSE(sentinel_origin(ElementType::int32, index)) << index;
 }
 
+// The campaign fingerprints a call's inputs before and after the kernel to catch a kernel that
+// writes what it only reads: a change to any input byte, int64 id or int32 id must show (issue
+// 38: a mutant that left the int64 ids out survived).
+TEST(InputFingerprint, EveryInputByteAndIdCounts) {
+  KernelCall call;
+  call.inputs.resize(2);
+  for (Buffer& buffer : call.inputs) buffer.bytes.assign(16, std::byte{0});
+  call.ids64_data = {0, 1, 2};
+  call.ids32_data = {3, 4};
+  const std::uint64_t untouched = input_fingerprint(call);
+  EXPECT_EQ(input_fingerprint(call), untouched);
+  const auto changed = [&](auto change) {
+    KernelCall copy = call;
+    change(copy);
+    return input_fingerprint(copy) != untouched;
+  };
+  EXPECT_TRUE(changed([](KernelCall& c) { c.inputs[0].bytes[15] = std::byte{1}; }));
+  EXPECT_TRUE(changed([](KernelCall& c) { c.inputs[1].bytes[0] = std::byte{1}; }));
+  EXPECT_TRUE(changed([](KernelCall& c) { c.ids64_data[2] = 5; }));
+  EXPECT_TRUE(changed([](KernelCall& c) { c.ids32_data[0] = 5; }));
+}
+
 }  // namespace
 }  // namespace peconform

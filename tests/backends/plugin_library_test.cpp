@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/plugin/plugin_library.hpp"
+#include "backends/plugin/plugin_tensor_backend.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform::plugin {
@@ -15,7 +16,7 @@ void expect_contains(const std::string& text, const std::string& needle) {
 TEST(PluginLibrary, EachRefusedDeclarationSaysWhy) {
   const auto library = PluginLibrary::load(DECLARATIONS_PLUGIN);
   EXPECT_EQ(library->name(), "declarations");
-  ASSERT_EQ(library->kernels().size(), 11u);
+  ASSERT_EQ(library->kernels().size(), 12u);
   EXPECT_TRUE(library->kernels()[0].served()) << refusal_of(*library, 0);
   expect_contains(refusal_of(*library, 1), "unknown key 'flavour' for rope");
   expect_contains(refusal_of(*library, 2), "pattern 'rope(d=64,dtype=fp8)': key 'dtype' expects one of fp64|fp32|fp16|bf16, found 'fp8'");
@@ -28,6 +29,8 @@ TEST(PluginLibrary, EachRefusedDeclarationSaysWhy) {
   expect_contains(refusal_of(*library, 8), "run is NULL");
   expect_contains(refusal_of(*library, 9), "'served' is declared twice");
   expect_contains(refusal_of(*library, 10), "kernel name 'bad/name'");
+  // Issue 38: a mutant that said "longer than 65536 bytes" survived; no declaration was that long.
+  EXPECT_EQ(refusal_of(*library, 11), "kernel 'overlong': spec_patterns is longer than 65535 bytes");
 }
 
 TEST(PluginLibrary, AnotherAbiVersionIsRefusedNamingBoth) {
@@ -58,6 +61,18 @@ TEST(PluginLibrary, AKernelIsFoundByNameOrTheKnownOnesAreListed) {
   } catch (const SpecError& error) {
     expect_contains(error.what(), "declares no kernel 'missing'; it declares: served, unknown-key");
   }
+}
+
+// What the campaign draws for a plugin: each family its patterns name, in their order (issue 38:
+// a mutant that offered no family at all survived every test).
+TEST(PluginLibrary, APluginKernelOffersTheFamiliesOfItsPatterns) {
+  const std::shared_ptr<const PluginLibrary> cpu = PluginLibrary::load(CPU_PLUGIN);
+  EXPECT_EQ(make_plugin_tensor_backend(cpu, cpu->index_of("cpu"))->capabilities().families,
+            (std::vector<Family>{Family::sinusoidal, Family::learned, Family::rope, Family::xpos, Family::mrope, Family::rope2d,
+                                 Family::alibi, Family::t5, Family::shaw, Family::xl}));
+  const std::shared_ptr<const PluginLibrary> declarations = PluginLibrary::load(DECLARATIONS_PLUGIN);
+  EXPECT_EQ(make_plugin_tensor_backend(declarations, declarations->index_of("served"))->capabilities().families,
+            std::vector<Family>{Family::rope});
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "backends/plugin/device_memory.hpp"
 #include "backends/plugin/dl_tensor_view.hpp"
+#include "spec/spec_error.hpp"
 
 namespace peconform::plugin {
 namespace {
@@ -30,6 +31,21 @@ TEST(PluginViews, DeviceTypesAreNamedAsDlpackNamesThem) {
   EXPECT_EQ(device_type_name(kDLMetal), "kDLMetal");
   EXPECT_EQ(device_type_name(kDLROCM), "kDLROCM");
   EXPECT_EQ(device_type_name(12345), "an unknown device type");
+}
+
+// A kernel declared kDLOpenCL gets device memory, or a refusal naming what is missing, and never
+// the host's buffers, which only a kDLCPU kernel gets (issue 38: a mutant that served OpenCL
+// kernels host memory survived).
+TEST(PluginViews, OnlyACpuKernelIsGivenHostBuffers) {
+  EXPECT_EQ(open_device_memory(kDLCPU, std::nullopt), nullptr);
+  if (const std::string why = unserved_device_type(kDLOpenCL); !why.empty()) GTEST_SKIP() << why;
+  try {
+    const std::unique_ptr<DeviceMemory> memory = open_device_memory(kDLOpenCL, std::nullopt);
+    ASSERT_NE(memory, nullptr);
+    EXPECT_EQ(memory->device_type(), kDLOpenCL);
+  } catch (const SpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("OpenCL"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace

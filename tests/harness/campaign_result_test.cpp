@@ -3,6 +3,7 @@
 // written under another's name, each survived every test before these); merge_results naming
 // missing and partial shards (issue 37).
 #include <gtest/gtest.h>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +45,61 @@ TEST(CellStatsMerge, ATiedWorstRatioKeepsTheLowerCaseIndexInEitherOrder) {
 }
 
 // Every counter of a cell under its own name in report.json: each holds a value no other does.
+// Every run fact with a value of its own, written under its key (the expected object is written
+// by hand) and read back into its own field (issue 38: a mutant that read property_seconds
+// from another key survived, as every report had it 0).
+TEST(CampaignResultJson, EachRunFactIsWrittenAndReadUnderItsOwnName) {
+  CampaignResult result;
+  RunInfo& i = result.info;
+  i.tool_version = "v";
+  i.commit = "c";
+  i.machine = "m";
+  i.compiler = "g";
+  i.backend = "b";
+  i.profile = "p";
+  i.seed = 1;
+  i.filters = "f";
+  i.shard_index = 2;
+  i.shard_count = 3;
+  i.campaign_cases = 4;
+  i.cases_planned = 5;
+  i.cases_run = 6;
+  i.regressions_replayed = 7;
+  i.partial = true;
+  i.partial_reason = "r";
+  i.threads = 8;
+  i.wait_policy = "w";
+  i.wall_seconds = 9.5;
+  i.elements_per_second = 10.5;
+  i.draw_seconds = 11.5;
+  i.kernel_seconds = 12.5;
+  i.verify_seconds = 13.5;
+  i.escalation_seconds = 14.5;
+  i.shrink_seconds = 15.5;
+  i.property_seconds = 16.5;
+  i.verified_elements_per_second = 17.5;
+  const nlohmann::json json = to_json(result);
+  EXPECT_EQ(json.at("run"), nlohmann::json::parse(R"({"tool_version": "v", "commit": "c", "machine": "m", "compiler": "g",
+      "backend": "b", "profile": "p", "seed": 1, "filters": "f", "shard": {"index": 2, "count": 3, "campaign_cases": 4},
+      "cases_planned": 5, "cases_run": 6, "regressions_replayed": 7, "partial": true, "partial_reason": "r", "threads": 8,
+      "wait_policy": "w", "wall_seconds": 9.5, "elements_per_second": 10.5, "draw_seconds": 11.5, "kernel_seconds": 12.5,
+      "verify_seconds": 13.5, "escalation_seconds": 14.5, "shrink_seconds": 15.5, "property_seconds": 16.5,
+      "verified_elements_per_second": 17.5})"));
+  const RunInfo read = from_json(json).info;
+  EXPECT_EQ(std::tie(read.tool_version, read.commit, read.machine, read.compiler, read.backend, read.profile, read.filters,
+                     read.partial_reason, read.wait_policy),
+            std::tie(i.tool_version, i.commit, i.machine, i.compiler, i.backend, i.profile, i.filters, i.partial_reason,
+                     i.wait_policy));
+  EXPECT_EQ(std::tie(read.seed, read.campaign_cases, read.cases_planned, read.cases_run, read.regressions_replayed),
+            std::tie(i.seed, i.campaign_cases, i.cases_planned, i.cases_run, i.regressions_replayed));
+  EXPECT_EQ(std::tie(read.shard_index, read.shard_count, read.threads, read.partial),
+            std::tie(i.shard_index, i.shard_count, i.threads, i.partial));
+  EXPECT_EQ((std::vector<double>{read.wall_seconds, read.elements_per_second, read.draw_seconds, read.kernel_seconds,
+                                 read.verify_seconds, read.escalation_seconds, read.shrink_seconds, read.property_seconds,
+                                 read.verified_elements_per_second}),
+            (std::vector<double>{9.5, 10.5, 11.5, 12.5, 13.5, 14.5, 15.5, 16.5, 17.5}));
+}
+
 TEST(CampaignResultJson, EachCellCounterIsWrittenUnderItsOwnName) {
   CampaignResult result;
   CellStats stats;

@@ -1,6 +1,8 @@
 // The regression corpus: what save_regression writes, load_regressions reads back; a file that
 // is not a peconform.regression/1 document is refused with a SpecError naming it.
+#include <fstream>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "harness/regression_corpus.hpp"
 #include "spec/spec_error.hpp"
@@ -23,6 +25,35 @@ TEST(RegressionCorpus, LoadsWhatItSaved) {
   EXPECT_TRUE(load_regressions(scratch.path(), "exact").empty());
 }
 
+// What a reader of the file sees, written out by hand: each value under its own key (issue 38:
+// a mutant that wrote the backend's name as a key survived, since loading reads only "case").
+TEST(RegressionCorpus, WritesEachFactUnderItsOwnKey) {
+  const ScratchDir scratch;
+  FailureRecord failure;
+  failure.case_text = "rope(d=8,base=10000,layout=half) | batch=1 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001";
+  failure.original_case = "rope(d=8,base=10000,layout=half) | batch=2 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001";
+  failure.cell_family = "rope";
+  failure.seed = 7;
+  failure.case_index = 12;
+  failure.first.kind = "numeric";
+  failure.first.element = 5;
+  failure.first.position = "3";
+  failure.first.reference = "0x1p-1 (0.5)";
+  failure.first.actual = "0x1.2p-1 (0.5625)";
+  failure.first.ratio = 2.5;
+  failure.message = "said nothing";
+  failure.flaky = true;
+  const std::filesystem::path file = save_regression(scratch.path(), "cpu", failure);
+  std::ifstream in(file);
+  EXPECT_EQ(nlohmann::json::parse(in), nlohmann::json::parse(R"json({
+    "format": "peconform.regression/1", "backend": "cpu",
+    "case": "rope(d=8,base=10000,layout=half) | batch=1 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001",
+    "found": {"seed": 7, "case_index": 12,
+              "original_case": "rope(d=8,base=10000,layout=half) | batch=2 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001",
+              "kind": "numeric", "element": 5, "position": "3", "reference": "0x1p-1 (0.5)", "actual": "0x1.2p-1 (0.5625)",
+              "ratio": 2.5, "message": "said nothing", "flaky": true}})json"));
+}
+
 TEST(RegressionCorpus, RefusesWhatIsNotARegressionDocument) {
   // {"format": 5} once threw nlohmann's type_error from value("format", "") instead of a
   // SpecError (fuzz/regression_file_fuzz.cpp).
@@ -37,8 +68,9 @@ TEST(RegressionCorpus, RefusesWhatIsNotARegressionDocument) {
       load_regressions(scratch.path(), "cpu");
       ADD_FAILURE() << "accepted " << text;
     } catch (const SpecError& error) {
-      EXPECT_NE(std::string(error.what()).find("bad.json' is not a peconform.regression/1 document"), std::string::npos)
-          << error.what();
+      // The whole message, so that it says what a regression document must hold.
+      EXPECT_EQ(std::string(error.what()), "regression file '" + (scratch.path() / "cpu" / "bad.json").string() +
+                                               "' is not a peconform.regression/1 document with a \"case\" string");
     }
   }
 }

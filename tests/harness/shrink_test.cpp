@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/backend_registry.hpp"
 #include "broken_backends.hpp"
 #include "harness/campaign.hpp"
 #include "harness/shrink.hpp"
@@ -34,6 +35,41 @@ TEST(Shrink, AShrunkCaseThatPassesAReplayGivesWayToTheLastCaseThatFailedEveryRep
   EXPECT_TRUE(shrunk.description.select.batch) << shrunk.description.text();
   for (int replay = 0; replay < kShrunkReplays; ++replay)
     EXPECT_TRUE(run_case(shrunk.description, *racy).failed()) << "replay " << replay << " of " << shrunk.description.text();
+}
+
+// A kernel that is broken for its first `failing_calls` calls and correct from then on.
+class BrokenForAWhile : public TensorBackend {
+ public:
+  explicit BrokenForAWhile(int failing_calls)
+      : broken_(make_broken_backend("last-element-unwritten")), correct_(make_backend("cpu")), failing_calls_(failing_calls) {}
+  std::string name() const override { return "broken-for-a-while"; }
+  BackendCapabilities capabilities() const override { return correct_->capabilities(); }
+  void run(KernelCall& call) const override { (++calls_ <= failing_calls_ ? broken_ : correct_)->run(call); }
+
+ private:
+  std::unique_ptr<TensorBackend> broken_, correct_;
+  int failing_calls_;
+  mutable int calls_ = 0;
+};
+
+// The replays counted one by one (issue 38: a mutant that replayed six times, numbering them
+// from 0, survived). The case is already one element, out of place, unpadded and bshd, so no
+// narrowing runs it: the kernel's calls are the drawn run, then replays 1 to 5.
+TEST(Shrink, ReplaysAreFiveNumberedFromOne) {
+  CaseDescription one_element = racy_case();
+  one_element.select = {1, 5, 3, std::nullopt};  // the last batch row, token and head
+  one_element.pad = 0;
+  one_element.order = "bshd";
+  // Broken for the drawn run and replays 1 and 2: replay 3 is the first to pass.
+  BrokenForAWhile three(3);
+  const Shrunk flaky = shrink_case(one_element, run_case(one_element, three), three);
+  EXPECT_TRUE(flaky.flaky);
+  EXPECT_EQ(flaky.note, "flaky: replay 3 of 5 of this case passed");
+  // Broken for the drawn run and all five replays: reproduced, and a sixth run would pass.
+  BrokenForAWhile six(6);
+  const Shrunk reproduced = shrink_case(one_element, run_case(one_element, six), six);
+  EXPECT_FALSE(reproduced.flaky) << reproduced.note;
+  EXPECT_EQ(reproduced.note, "");
 }
 
 TEST(Shrink, ACaseThatFailsEveryReplayIsShrunkToOneElementAndNotFlaky) {

@@ -193,6 +193,25 @@ TEST(TinyPairScreen, ARatioOnABinEdgeIsNotNeutral) {
   EXPECT_TRUE(screen_tiny_pair(inside, rounded_to_double(terms), ulp_format(ElementType::fp64), {1, 1, 1e15}).neutral);
 }
 
+// An error within the screen's own rounding of the bound (2^-47 of it) is left to binary128,
+// which can tell which side it lies on: with a relative bound of 1/4 the bound B is
+// 1.5·2^-502·(1 + 2^-40) (kBoundRounding), and an error of B(1 - 2^-48) is not neutral, while an
+// error of 1.5·2^-502 = B(1 - 2^-40) is (issue 38: a mutant without the 2^-47 survived, as no
+// pair came that close to its bound).
+TEST(TinyPairScreen, AnErrorWithinTheBoundsRoundingOfItIsNotNeutral) {
+  const RotaryBoundTerms<Wide> terms{Wide(0x1p-2), Wide(0), Wide(0), Wide(0), Wide(0), Wide(0x1p+1000)};
+  const UlpFormat format = ulp_format(ElementType::fp64);
+  TinyPair inside{0x1.8p-500, 0.0, 0x1.ep-500, 0.0, 1.0, 0.0, 1.0, 0.0};
+  ASSERT_EQ(wide_check(inside, terms, format).element[0].ratio, 1 / (1 + 0x1p-40));
+  EXPECT_TRUE(screen_tiny_pair(inside, rounded_to_double(terms), format, {1, 1, 1e18}).neutral);
+  TinyPair edge = inside;
+  edge.ya = 0x1.ep-500 + 0x1.8p-542 - 0x1.8p-550;  // xa + B(1 - 2^-48), to the last bit of ya
+  const double ratio = wide_check(edge, terms, format).element[0].ratio;
+  ASSERT_GT(ratio, 1 - 0x1p-47);
+  ASSERT_LT(ratio, 1.0);
+  EXPECT_FALSE(screen_tiny_pair(edge, rounded_to_double(terms), format, {1, 1, 1e18}).neutral);
+}
+
 // A reference whose rounding to double only binary128 can tell: xa c = (3 + 9 2^-52) 2^-600 is a
 // tie between two doubles, and -xb s = 2^-709 lifts it by 2^-111 of itself, which binary128 keeps
 // (so the reference rounds up) and the screen's double-double loses (it would round to the even

@@ -187,6 +187,46 @@ TEST(Verifier, JudgesPairsOfSubnormalsInBinary128) {
   }
 }
 
+// A tiny pair (inputs near 2^-600, whose squares underflow in double) is checked in binary128
+// or by the tiny-pair screen, which must be given the pair's own cos, sin and amplitude. Token
+// 1 (position 14) turns by sin 1 where sin(14) = 0.9906 belongs, an error of 0.0094 of the
+// input, past any bound. Token 0 (position 13, the same position bin), correct but for eight
+// steps up on one output, sets the worst ratio and ULP count the screen must stay under (issue
+// 38: a mutant that handed the screen the amplitude as sin and sin as the amplitude survived;
+// the screen then judged this pair against the same wrong turn and called it neutral).
+TEST(Verifier, ATinyPairTurnedByTheWrongSineFails) {
+  KernelCall call = ran("rope(d=2,base=10000,layout=half,dtype=fp64) | seq=2 place=out ids=int64 positions=run offset=13 "
+                        "inputs=activations seed=1");
+  Buffer& in = call.inputs[0];
+  Buffer& out = call.outputs[0];
+  ASSERT_EQ(call.id(0, 0, 1), 14);  // angle 14 at token 1 (d = 2: one frequency, 1)
+  // Token 0's first output eight steps up: still within its bound, it sets the worst ratio and
+  // ULP count the screen compares with.
+  const std::int64_t first = out.offset_of(0, 0, 0, 0);
+  double raised = out.value(first);
+  for (int step = 0; step < 8; ++step) raised = std::nextafter(raised, 1.0);
+  out.set_bits(first, std::bit_cast<std::uint64_t>(raised));
+  const double xa = 0x1p-600, xb = 0x1p-601;
+  in.set_bits(in.offset_of(0, 1, 0, 0), std::bit_cast<std::uint64_t>(xa));
+  in.set_bits(in.offset_of(0, 1, 0, 1), std::bit_cast<std::uint64_t>(xb));
+  out.set_bits(out.offset_of(0, 1, 0, 0), std::bit_cast<std::uint64_t>(xa * std::cos(14.0) - xb));
+  out.set_bits(out.offset_of(0, 1, 0, 1), std::bit_cast<std::uint64_t>(xa + xb * std::cos(14.0)));
+  const CaseVerdict verdict = verify_call(call);
+  ASSERT_TRUE(verdict.failed());
+  EXPECT_EQ(verdict.first_failure->kind, "numeric");
+  EXPECT_EQ(verdict.first_failure->at[1], 1);  // token 1, the tiny pair
+}
+
+// fp16 ALiBi past fp16's range: one head's slope is 2^-8, so queries 2·10^7 keys back have
+// biases near -78125, past 65504 (1 - 2^-6) where the kernels claim a bound. Whatever the
+// kernel writes there (it overflows) is unconstrained, not failed (issue 38: a mutant that
+// failed every such bias survived, as no case reached past the range).
+TEST(Verifier, AlibiPastTheDtypesRangeIsUnconstrained) {
+  const CaseVerdict verdict = verify_call(ran("alibi(heads=1,mode=causal,dtype=fp16) | seq=2 keys=2 offset=20000000 key_offset=0 seed=1"));
+  EXPECT_FALSE(verdict.failed()) << (verdict.first_failure ? verdict.first_failure->kind : "");
+  EXPECT_EQ(verdict.stats.unconstrained_elements, 4u);
+}
+
 TEST(Verifier, StillRejectsUnwrittenAndNanWhereTheBoundReachesTheScale) {
   // Found by an audit: unconstrained elements skipped every check.
   const std::string text = "rope(d=16,base=10000,layout=half,dtype=fp32,precision=fp32-angle) | seq=4 offset=2147483600 seed=1";

@@ -2,6 +2,7 @@
  * one it serves. Built twice: as is, and with -DDECLARED_ABI_VERSION=99 for a library built
  * against another ABI version. */
 #include <peconform/kernel_abi.h>
+#include <string.h>
 
 #ifndef DECLARED_ABI_VERSION
 #define DECLARED_ABI_VERSION PECONFORM_ABI_VERSION
@@ -12,6 +13,10 @@ static pec_status refuse_everything(const pec_call* call, char* error, size_t er
   if (error_size > 0) error[0] = '\0';
   return PEC_REFUSED;
 }
+
+/* A pattern one byte past the 65535 a declared text may hold, written on the first call: its
+ * last byte, the NUL, lies past where peconform stops looking for one. */
+static char overlong_pattern[(1 << 16) + 1];
 
 static const pec_kernel kernels[] = {
     {"served", "rope(d=64,layout=*,dtype=fp32|bf16)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
@@ -25,8 +30,12 @@ static const pec_kernel kernels[] = {
     {"no-entry-point", "rope(d=64)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, 0},
     {"served", "rope(d=128)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
     {"bad/name", "rope(d=64)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
+    {"overlong", overlong_pattern, kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
 };
 
 static const pec_plugin plugin = {DECLARED_ABI_VERSION, "declarations", sizeof kernels / sizeof kernels[0], kernels};
 
-const pec_plugin* peconform_plugin_v1(void) { return &plugin; }
+const pec_plugin* peconform_plugin_v1(void) {
+  memset(overlong_pattern, 'r', sizeof overlong_pattern - 1);
+  return &plugin;
+}

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "precision/claimed_bounds.hpp"
 #include "precision/error_model.hpp"
 
 namespace peconform {
@@ -191,6 +192,69 @@ TEST(ErrorModel, RecipesOrderedByTheRoundingsTheyTake) {
   EXPECT_GT(theta_recipe_error<double>(ggml, 63), 32 * theta_recipe_error<double>(ggml, 1));
 }
 
+// LongRoPE's factors reach inv_freq through a float32 tensor: a factor float32 cannot hold (1.1)
+// is rounded once more than one it can (1.5), so frequency 2's error factor, (1 + error), is the
+// exact factors' divided by 1 - u, u = 2^-24 (issue 38: a mutant dividing by 1 + u survived).
+TEST(ErrorModel, ALongRopeFactorFloat32CannotHoldIsChargedItsCast) {
+  const char* exact = "rope(d=8,base=10000,scaling=longrope(factor=32,orig=4096,short=[1,1,1.5,2],long=[2,4,8,16]),"
+                      "precision=fp32-angle,theta=hf)";
+  const char* inexact = "rope(d=8,base=10000,scaling=longrope(factor=32,orig=4096,short=[1,1,1.1,2],long=[2,4,8,16]),"
+                        "precision=fp32-angle,theta=hf)";
+  const Wide held = theta_recipe_error<Wide>(Spec::parse(exact), 2) + 1;
+  const Wide cast = theta_recipe_error<Wide>(Spec::parse(inexact), 2) + 1;
+  EXPECT_LT(abs(cast * (1 - Wide(0x1p-24)) / held - 1), Wide(0x1p-100));
+}
+
+// Under math=storage each product rounds into the storage dtype: its underflow is eta_c (1 + p)
+// + eta_s (the comment above rotary_bound_terms), p = u_s + u_c (1 + u_s). bf16 through float32:
+// eta_c = 2^-149, u_s = 2^-8, u_c = 2^-24, eta_s = 2^-133, so the absolute term is exactly
+// 2^-149 (1 + 2^-8 + 2^-24 + 2^-32) + 2^-133 (issue 38: a mutant charging eta_c (2 + p) survived).
+TEST(ErrorModel, StorageMathChargesEachProductsUnderflowThroughTheStorageRounding) {
+  const Spec spec = Spec::parse("rope(d=8,base=10000,dtype=bf16,math=storage)");
+  const RotaryBoundTerms<double> terms = rotary_bound_terms<double>(spec, 1.0, 0.0, 0.0);
+  EXPECT_EQ(terms.absolute, 0x1p-149 * (1 + 0x1p-8 + 0x1p-24 + 0x1p-32) + 0x1p-133);
+}
+
+// Every head of an ALiBi bias has its own bound: four heads' slopes 2^-2, 2^-4, 2^-6, 2^-8, so
+// the causal biases 7 positions back are -7 2^-2(h+1), each charged at least the float32
+// rounding of itself and no more than a few (issue 38: a mutant whose loop stopped after head 0
+// left the other heads a bound of 0, and survived).
+TEST(ErrorModel, EachAlibiHeadIsChargedItsOwnRoundings) {
+  const ClaimedBounds bounds(Spec::parse("alibi(heads=4,dtype=fp32)"), 16);
+  const std::vector<Wide> charged = bounds(Point{{10, 3, 0}}, {});
+  ASSERT_EQ(charged.size(), 4u);
+  for (int h = 0; h < 4; ++h) {
+    const Wide bias = ldexp(Wide(7), -2 * (h + 1));
+    EXPECT_GE(charged[static_cast<std::size_t>(h)], bias * Wide(0x1p-24)) << h;
+    EXPECT_LE(charged[static_cast<std::size_t>(h)], bias * Wide(0x1p-20)) << h;
+  }
+}
+
+// A table under hf takes powf of a float32 base, charged its cast, u + 2^-52, whatever the base:
+// that moves theta_k = b^-e by e times it, so frequency 2 (e = 1/2) is charged a quarter of
+// it more than frequency 1 (e = 1/4), both exponents exact in float32 and every other charge the
+// same (issue 38: a mutant charging the cast u² instead survived).
+TEST(ErrorModel, AHfTablesBaseCastMovesEachFrequencyByItsExponent) {
+  const Spec spec = Spec::parse("sinusoidal(d=8,base=10000,precision=fp32-angle,theta=hf)");
+  const double difference = theta_recipe_error<double>(spec, 2) - theta_recipe_error<double>(spec, 1);
+  EXPECT_GT(difference, 0.24 * 0x1p-24);
+  EXPECT_LT(difference, 0.26 * 0x1p-24);
+}
+
+// transformers multiplies cos and sin by a float32 attention factor (hf and meta recipes) where
+// a LongRoPE or YaRN plan has one other than 1; llama.cpp (ggml) and the exact recipe do not
+// (issue 38: a mutant that took ggml's YaRN for transformers' survived).
+TEST(ErrorModel, OnlyTransformersRecipesRoundTheAttentionFactorInFloat32) {
+  const auto rounds = [](const char* theta) {
+    return attention_in_float32(Spec::parse(fmt::format(
+        "rope(d=8,base=10000,scaling=yarn(factor=4,orig=64),precision=fp32-angle,theta={})", theta)));
+  };
+  EXPECT_TRUE(rounds("hf"));
+  EXPECT_TRUE(rounds("meta"));
+  EXPECT_FALSE(rounds("ggml"));
+  EXPECT_FALSE(rounds("exact"));
+}
+
 // x-transformers' xPos keys multiply (x cos) by scale ** -1 = zeta^(-n/s) after the product
 // rounds in float32: a product's underflow comes out magnified by that factor, which the bound
 // charges for keys (log of the factor above 0) and not for queries.
@@ -260,6 +324,10 @@ TEST(ErrorModel, BeyondTheHorizonAnElementIsUnconstrained) {
   EXPECT_TRUE(std::isinf(angle_horizon(Spec::parse("t5(buckets=32,max_distance=128)"))));
   // A table's exact recipe rounds three times: the horizon is near 2^24 / 3.
   EXPECT_NEAR(std::log2(angle_horizon(Spec::parse("sinusoidal(d=8,precision=fp32-angle)"))), 24 - std::log2(3.0), 1e-6);
+  // So does an odd width's (DistilBERT's lone column): d = 3 has pair 0 (theta = 1, one rounding,
+  // a horizon of 2^24) and the lone column's frequency, whose three roundings set it (issue 38:
+  // a mutant that counted d/2 - 1 frequencies, none at all here, survived).
+  EXPECT_NEAR(std::log2(angle_horizon(Spec::parse("sinusoidal(d=3,precision=fp32-angle)"))), 24 - std::log2(3.0), 1e-6);
   // Pair 0 (theta = 1, charged only fl(p)) at p = 1.5 2^24 lies past the horizon; pair 1
   // (theta = 1e-2) does not.
   const std::int64_t position = 3 * (std::int64_t{1} << 23);

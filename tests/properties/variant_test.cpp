@@ -2,6 +2,7 @@
 // table and a true ALiBi bias written as variants hold every relation that applies; planted
 // variants fail the relations they break and hold the others; a relation that could not fail
 // on a declaration says so (refused, or not constrained) instead of passing.
+#include <cmath>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -29,6 +30,8 @@ struct RotaryVariant final : VariantKernel {
   std::function<Wide(std::int64_t, int)> angle = [this](std::int64_t p, int pair) { return Wide(p) * frequency(pair, rotated); };
   Wide amplitude{1};
   std::function<double(double)> pass = [](double x) { return x; };
+  // The element that turns with element i < rotated / 2: i + rotated / 2 (the half layout).
+  std::function<int(int)> partner = [this](int i) { return i + rotated / 2; };
 
   std::vector<double> evaluate(const VariantBatch& batch) const override {
     std::vector<double> out(batch.rows() * static_cast<std::size_t>(d));
@@ -38,9 +41,10 @@ struct RotaryVariant final : VariantKernel {
       for (int i = 0; i < rotated / 2; ++i) {
         const Wide phi = angle(batch.positions[r], i);
         const Wide c = amplitude * cos(phi), s = amplitude * sin(phi);
-        const Wide a(x[i]), b(x[i + rotated / 2]);
+        const int j = partner(i);
+        const Wide a(x[i]), b(x[j]);
         y[i] = to_fp32(a * c - b * s);
-        y[i + rotated / 2] = to_fp32(a * s + b * c);
+        y[j] = to_fp32(a * s + b * c);
       }
       for (int e = rotated / 2 * 2; e < d; ++e) y[e] = pass(x[e]);
     }
@@ -68,6 +72,10 @@ Verdicts run(const VariantKernel& kernel, const VariantDeclaration& declaration)
       EXPECT_FALSE(result.counterexample.empty()) << result.name;
       EXPECT_NE(result.counterexample.find("variant(kind="), std::string::npos)
           << result.name << " names no variant in its counterexample:\n" << result.counterexample;
+      // The seed that replays this property, not RapidCheck's process-wide one (issue 38).
+      EXPECT_NE(result.counterexample.find("\n  seed: " + std::to_string(result.seed) + " (this property's, as reported)\n"),
+                std::string::npos)
+          << result.name << ":\n" << result.counterexample;
     }
     std::cout << result.name << ": " << variant_verdict_name(result.verdict) << " (" << result.cases << " cases, seed "
               << result.seed << ")" << (result.reason.empty() ? "" : " - " + result.reason) << "\n"
@@ -100,6 +108,65 @@ TEST(VariantProperties, TrueRopeHoldsWithThePairingUnknown) {
     const bool refused = name == "partialRotaryLeavesPassThroughDimsBitIdentical";
     EXPECT_EQ(verdict, refused ? VariantVerdict::refused : VariantVerdict::held) << name;
   }
+}
+
+// Pairs (i, 7 - i) of an 8-dim slice: a rotation of the slice, though not in the half layout's
+// pairs. Declared with its pairing unknown, the norm is checked over the whole slice and holds;
+// declared half, each half pair's norm is checked, and fails (issue 38: a mutant that checked
+// the carrier's pairs under an unknown pairing survived, as the true rope's pairs are those).
+TEST(VariantProperties, AnUnknownPairingIsCheckedOnTheWholeSlice) {
+  RotaryVariant mirrored;
+  mirrored.partner = [&mirrored](int i) { return mirrored.rotated - 1 - i; };
+  VariantDeclaration unknown = rotary_declaration(8, 0);
+  unknown.pairing = VariantPairing::unknown;
+  EXPECT_EQ(run(mirrored, unknown).at("rotationPreservesNormPerPair"), VariantVerdict::held);
+  EXPECT_EQ(run(mirrored, rotary_declaration(8, 0)).at("rotationPreservesNormPerPair"), VariantVerdict::failed);
+}
+
+// A rotation whose pair (i, i + 4) grows by 2^-20 away from position 0 where x_i and x_(i+4)
+// are both nonzero, within a factor 16 of each other and below 2^64: odd in x, so f(-x) =
+// -f(x) holds, but where a split puts x_i and x_(i+4) on different sides, f(x_A) + f(x_B) misses
+// the growth, 2^-20 of the pair's output: some ulps of fp32, past the bound. Issue 38: a mutant
+// that divided the sum's tolerance by its rounding term, |x_A + x_B| 2^-113, instead of adding
+// it survived, as no variant was odd and yet not additive. Its tolerance is then about 2^89
+// |x_B| / |x_A + x_B|, which the growth stays below only for such inputs.
+struct PairGainVariant final : VariantKernel {
+  RotaryVariant rope;
+  std::vector<double> evaluate(const VariantBatch& batch) const override {
+    std::vector<double> out = rope.evaluate(batch);
+    const auto d = static_cast<std::size_t>(rope.d), half = d / 2;
+    for (std::size_t r = 0; r < batch.rows(); ++r) {
+      if (batch.positions[r] == 0) continue;
+      const double* x = batch.inputs.data() + r * d;
+      for (std::size_t i = 0; i < half; ++i) {
+        const double a = std::abs(x[i]), b = std::abs(x[i + half]);
+        if (a == 0 || b == 0 || a > 16 * b || b > 16 * a || a > 0x1p64) continue;
+        out[r * d + i] *= 1 + 0x1p-20;
+        out[r * d + i + half] *= 1 + 0x1p-20;
+      }
+    }
+    return out;
+  }
+};
+
+TEST(VariantProperties, AnOddButNonAdditiveRotationFailsLinearity) {
+  EXPECT_EQ(run(PairGainVariant{}, rotary_declaration(8, 0)).at("rotationIsLinearInX"), VariantVerdict::failed);
+}
+
+// The rotation of |x|: additive over disjoint splits (|x_A + x_B| = |x_A| + |x_B| element by
+// element) and norm-preserving, but f(-x) = f(x). Only the negation half of the linearity
+// relation catches it (issue 38: a mutant that skipped that half survived).
+struct AbsoluteInputVariant final : VariantKernel {
+  RotaryVariant rope;
+  std::vector<double> evaluate(const VariantBatch& batch) const override {
+    VariantBatch absolute = batch;
+    for (double& x : absolute.inputs) x = std::abs(x);
+    return rope.evaluate(absolute);
+  }
+};
+
+TEST(VariantProperties, AnAdditiveButEvenRotationFailsLinearity) {
+  EXPECT_EQ(run(AbsoluteInputVariant{}, rotary_declaration(8, 0)).at("rotationIsLinearInX"), VariantVerdict::failed);
 }
 
 TEST(VariantProperties, AngleNonLinearInPositionKeepsTheNormAndLosesRelativePosition) {
@@ -188,12 +255,15 @@ TEST(VariantProperties, SinusoidTableHoldsAndANonShiftEquivariantTableFails) {
 struct BiasVariant final : VariantKernel {
   int heads = 4;
   std::function<std::int64_t(std::int64_t, std::int64_t)> distance = [](std::int64_t i, std::int64_t j) { return i - j; };
+  // Odd queries' biases one fp32 step toward zero: an error within the bound, unlike at even ones.
+  bool odd_queries_low = false;
   std::vector<double> evaluate(const VariantBatch& batch) const override {
     std::vector<double> out;
     for (std::size_t r = 0; r < batch.rows(); ++r)
       for (int h = 0; h < heads; ++h) {
         const std::int64_t rp = distance(batch.positions[r], batch.keys[r]);
-        out.push_back(to_fp32(-pow(Wide(2), Wide(-8 * (h + 1)) / Wide(heads)) * abs(Wide(rp))));
+        const double bias = to_fp32(-pow(Wide(2), Wide(-8 * (h + 1)) / Wide(heads)) * abs(Wide(rp)));
+        out.push_back(odd_queries_low && batch.positions[r] % 2 != 0 ? std::nextafter(static_cast<float>(bias), 0.0f) : bias);
       }
     return out;
   }
@@ -209,6 +279,38 @@ TEST(VariantProperties, AlibiHoldsAndABiasOnIPlusJFails) {
   sum.distance = [](std::int64_t i, std::int64_t j) { return i + j; };
   EXPECT_EQ(run(sum, declaration).at("alibiBiasIsTranslationInvariant"), VariantVerdict::failed);
 }
+
+// Three heads (slopes 2^-8/3, 2^-16/3, 2^-8, not all powers of two) rounded to fp32 at even
+// queries and one fp32 step lower in magnitude at odd ones: each bias within its bound, so a
+// shift by an odd distance moves by that step and the relation, which allows both sides' bounds
+// together, holds. Issue 38: mutants that allowed their difference or their product survived.
+TEST(VariantProperties, TranslationAllowsEachSidesOwnBound) {
+  VariantDeclaration declaration;
+  declaration.kind = VariantKind::bias;
+  declaration.d = 3;
+  BiasVariant uneven;
+  uneven.heads = 3;
+  uneven.odd_queries_low = true;
+  EXPECT_EQ(run(uneven, declaration).at("alibiBiasIsTranslationInvariant"), VariantVerdict::held);
+}
+
+// Each property draws from its own seed, the run's seed mixed with its name, so that a reported
+// seed replays it in any later version: FNV-1a of the name, xor the run's seed, SplitMix64's
+// finalizer, computed for these two names by Python's integers (issue 38: a mutant with another
+// FNV prime survived, as no test looked at a seed's value).
+TEST(VariantProperties, EachPropertysSeedIsItsNameMixedWithTheRunsSeed) {
+  std::map<std::string, std::uint64_t> seeds;
+  for (const VariantPropertyResult& result : run_variant_properties(RotaryVariant{}, rotary_declaration(8, 0), {20261124, 1}))
+    seeds[result.name] = result.seed;
+  VariantDeclaration bias;
+  bias.kind = VariantKind::bias;
+  bias.d = 4;
+  for (const VariantPropertyResult& result : run_variant_properties(BiasVariant{}, bias, {20261124, 1}))
+    seeds[result.name] = result.seed;
+  EXPECT_EQ(seeds.at("rotationPreservesNormPerPair"), 12649657412447119583ULL);
+  EXPECT_EQ(seeds.at("alibiBiasIsTranslationInvariant"), 3360169496702854187ULL);
+}
+
 
 TEST(VariantProperties, RelationsThatCannotFailSaySoRatherThanPass) {
   // d = 1 has no pair: a table relation would compare nothing.

@@ -103,6 +103,54 @@ TEST(ReportHtml, FailingCasesComeFirstAsCardsWithTheReplayLineOfTheJson) {
             std::string::npos);
 }
 
+// Issue 38: a mutant that wrote no row, or an empty "cases" value, survived every test.
+// Each value is what the RunInfo below gives, formatted by hand; planned and run differ, so
+// neither stands in for the other.
+TEST(ReportHtml, TheRunTableHoldsEachFactUnderItsLabel) {
+  harness::CampaignResult result = sample_result();
+  result.info.cases_run = 1100;
+  result.info.filters = "--family rope";
+  result.info.shard_index = 2;
+  result.info.shard_count = 3;
+  result.info.partial = true;
+  result.info.partial_reason = "out of time";
+  const std::string html = report_html(result);
+  const std::size_t start = html.find("<h2>Run</h2>");
+  ASSERT_NE(start, std::string::npos);
+  EXPECT_EQ(html.substr(start, html.find("</table>\n", start) + 9 - start),
+                "<h2>Run</h2>\n<table>\n"
+                "<tr><th>commit</th><td>b6d69c0</td></tr>\n<tr><th>tool version</th><td>0.1.0</td></tr>\n"
+                "<tr><th>machine</th><td>ci-runner-7</td></tr>\n<tr><th>compiler</th><td>GNU 12.2.0</td></tr>\n"
+                "<tr><th>seed</th><td>20261121</td></tr>\n<tr><th>profile</th><td>ci</td></tr>\n"
+                "<tr><th>backend</th><td>cpu</td></tr>\n<tr><th>filters</th><td>--family rope</td></tr>\n"
+                "<tr><th>shard</th><td>2 of 3</td></tr>\n<tr><th>threads</th><td>2</td></tr>\n"
+                "<tr><th>cases</th><td>1100 run of 1200 planned, 3 regressions replayed</td></tr>\n"
+                "<tr><th>wall time</th><td>12.5 s</td></tr>\n"
+                "<tr><th>time per phase</th><td>draw 2.25 s, kernel 6 s, verify 15.5 s (summed over cases)</td></tr>\n"
+                "<tr><th>verified elements/s</th><td>4.2e+07 over the wall time, 3.4e+07 over the verifier's time</td></tr>\n"
+                "<tr><th>partial</th><td>yes: out of time</td></tr>\n</table>\n");
+}
+
+TEST(ReportHtml, TheVerdictLineIsMarkedPassOrFail) {
+  harness::CampaignResult result = sample_result();
+  EXPECT_NE(report_html(result).find("<p class=\"verdict fail\">"), std::string::npos);
+  result.failures.clear();
+  for (harness::PropertyVerdict& property : result.properties) property.passed = true;
+  ASSERT_TRUE(result.conformant());
+  EXPECT_NE(report_html(result).find("<p class=\"verdict pass\">"), std::string::npos);
+}
+
+// Bin b spans [b, b + 1) on the position plot's x axis [0, 32], its left edge position 2^(b - 1):
+// the tick 2^4 sits at x = 5, 70 + 5/32 · 470 = 143.4 px, and 2^8 at x = 9, 202.2 px (the plot
+// is 470 px wide from x = 70; tick labels 18 px below its bottom edge at 264).
+TEST(ReportHtml, PositionTicksSitOnTheLeftEdgeOfTheirBin) {
+  const std::string html = report_html(sample_result());
+  EXPECT_NE(html.find("<text x=\"143.4\" y=\"282.0\" text-anchor=\"middle\">2<tspan dy=\"-6\" font-size=\"9\">4</tspan></text>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<text x=\"202.2\" y=\"282.0\" text-anchor=\"middle\">2<tspan dy=\"-6\" font-size=\"9\">8</tspan></text>"),
+            std::string::npos);
+}
+
 TEST(ReportHtml, AConformantReportHasNoCards) {
   harness::CampaignResult result = sample_result();
   result.failures.clear();

@@ -66,6 +66,20 @@ TEST(SummaryMarkdown, ListsTheLooseBound) {
     EXPECT_FALSE(contains(md, fmt::format("- `{}`:", tight))) << tight;
 }
 
+// "None." only where no cell is loose (issue 38: a mutant that wrote it in the other case survived).
+TEST(SummaryMarkdown, SaysNoneUnderLooseBoundsOnlyWhenNoCellIsLoose) {
+  const auto loose_section = [](const std::string& md) {
+    const std::size_t start = md.find("## Loose bounds");
+    return md.substr(start, md.find("\n## ", start + 1) - start);
+  };
+  harness::CampaignResult result = sample_result();
+  EXPECT_FALSE(contains(loose_section(summary_markdown(result)), "None.\n"));
+  result.cells.at({"cpu", "rope", "bfloat16", "lowp-cache"}).worst_ratio = 0.5;
+  const std::string section = loose_section(summary_markdown(result));
+  EXPECT_TRUE(contains(section, "None.\n")) << section;
+  EXPECT_FALSE(contains(section, "- `")) << section;
+}
+
 TEST(SummaryMarkdown, ListsFailingPropertiesAndFailuresWithTheirReplayCommand) {
   const std::string md = summary_markdown(sample_result());
   EXPECT_TRUE(contains(md, "2 of 3 passed."));

@@ -301,6 +301,18 @@ TEST(HfConfig, YarnBetasOfZeroOrNullFallBack) {
             "rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=8192,beta_fast=16,beta_slow=2))");
 }
 
+// The fallback is noted only where the key is there with a 0 or null: an absent beta is no
+// replacement (issue 38: a mutant that never noted it survived the test above).
+TEST(HfConfig, YarnBetaFallbacksAreNotedWhereTheKeyIsZeroOrNull) {
+  const HfConfigExplanation replaced = explain_hf_config(R"({"head_dim": 64, "max_position_embeddings": 32768,
+      "rope_scaling": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 8192, "beta_fast": 0, "beta_slow": null}})");
+  EXPECT_TRUE(contains(replaced.defaults, "beta_fast: 32 (transformers replaces a 0 or null by 32)"));
+  EXPECT_TRUE(contains(replaced.defaults, "beta_slow: 1 (transformers replaces a 0 or null by 1)"));
+  const HfConfigExplanation absent = explain_hf_config(R"({"head_dim": 64, "max_position_embeddings": 32768,
+      "rope_scaling": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 8192}})");
+  for (const std::string& note : absent.defaults) EXPECT_EQ(note.find("beta_"), std::string::npos) << note;
+}
+
 TEST(HfConfig, OddPartialRotaryCountIsRefusedWithWhatUpstreamDoes) {
   for (const char* config : {R"({"head_dim": 64, "partial_rotary_factor": 0.3})",
                              R"({"model_type": "gpt_neox", "hidden_size": 512, "num_attention_heads": 8, "rotary_pct": 0.3})"}) {

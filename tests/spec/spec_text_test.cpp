@@ -66,6 +66,17 @@ TEST(SpecText, JsonUsesNumbersBooleansAndNestedPlans) {
   EXPECT_EQ(json.at("scaling").at("truncate"), false);
 }
 
+// JSON numbers are doubles: a value whose digits a double does not keep stays a string, so the
+// JSON form loses nothing (10000 and 0.5 print back as written; 10000.000000000000000001 would
+// print back as 10000.0).
+TEST(SpecText, JsonKeepsAsAStringADecimalADoubleWouldRound) {
+  const char* text = "rope(d=8,base=10000.000000000000000001,layout=half)";
+  const Spec spec = Spec::parse(text);
+  const nlohmann::json json = spec.to_json();
+  EXPECT_EQ(json.at("base"), "10000.000000000000000001");
+  EXPECT_EQ(Spec::from_json(nlohmann::json::parse(json.dump())).canonical(), text);
+}
+
 TEST(SpecText, KeysInAnyOrderAndSpacingGiveTheSameSpec) {
   const Spec a = Spec::parse("rope(layout=interleaved,d=4,base=10000)");
   const Spec b = Spec::parse(" rope( base = 1e4 , d=4, layout=interleaved ) ");

@@ -165,6 +165,10 @@ TEST_F(TensorFilesCli, AMissingOrBadOutputFileIsAnErrorNamingItAndWhatItShouldBe
   expect_error("truncated", "is truncated");
   scratch_.write("bad/" + first.outputs.at(0).file, "not an array\n");
   expect_error("not .npy", "is not a .npy file");
+  // Every bad file is counted, the first named: one run tells the author how much is wrong.
+  std::filesystem::remove(folder / manifest.entries.at(1).outputs.at(0).file);
+  expect_error("two bad", "is not a .npy file: it does not start with NumPy's magic \\x93NUMPY (and 1 more output files are "
+                          "missing or bad)");
 }
 
 TEST_F(TensorFilesCli, WhatTheManifestDecidesCannotBeGivenAgain) {

@@ -1,19 +1,27 @@
 """A mutation score for peconform's own tests (issue 38), run by scripts/mutation-score.sh.
 
 For each room named on the command line: copy the tree (tracked and untracked-but-not-ignored
-files, as they are in the working tree) to a scratch folder, build it there once and run the
-room's tests (they must pass), then plant mutants one at a time in the scratch copy of each
-of the room's files. The mutants are universalmutator's C++ rules applied to that file, a fixed
-number drawn per file from a seeded generator, so that a run repeats. After each mutant: rebuild
-(ninja recompiles the one file and relinks), run the room's tests, record killed (a test failed), survived, did-not-build or
-timed-out, then write the original back. The working tree is never written to.
+files, as they are in the working tree) to a scratch folder, build it there and run the room's
+tests (they must pass; their time sets each binary's timeout), then plant mutants one at a time
+in the scratch copy of the room's files. The mutants are universalmutator's C++ rules applied to
+a file, taken in an order shuffled by a seeded generator, so that a run repeats.
+
+Most of universalmutator's mutants do not compile (a `<` of a template turned into `==`), so the
+budget counts mutants that build: the room's files take turns, each turn taking its file's next
+mutants until one builds, until the room has --per-room of them. A mutant is first compiled alone
+(the object files of its file, or of the header's own .cpp), and only then are the room's test
+binaries relinked, with what they run (the CLI, the plugins: their add_dependencies); a mutant
+that fails either step did not build. Then the room's tests run, stopping at the first failure:
+killed, survived or timed out. The original is written back after each. The working tree is
+never written to.
 
 Timestamps: a mutant and the original written back each get a modification time newer than
 every object built before them, so ninja always recompiles the file that changed and never
-reuses an object built from other text.
+reuses an object built from other text. Each room starts with a build of the whole tree, so
+no target outside the room keeps an object built from another room's mutant.
 
-Results: one JSON line per mutant (room, file, mutant, status, the changed line) in --log, and a
-table per room on standard output, in the form tools/MUTATION.md keeps.
+Results: one JSON line per mutant (room, file, mutant, status, the changed line, seconds) in
+--log, and a table per room on standard output, in the form tools/MUTATION.md keeps.
 """
 import argparse
 import dataclasses
@@ -22,6 +30,7 @@ import json
 import os
 import pathlib
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -31,7 +40,7 @@ import time
 @dataclasses.dataclass(frozen=True)
 class Room:
     sources: tuple      # the files mutated, relative to the tree
-    tests: tuple        # (test binary under tests/, gtest filter or "") pairs
+    tests: tuple        # (test binary, its path under the build's tests/; gtest filter or "") pairs
 
 
 # The rooms that decide verdicts (issue 38). Each room's tests are the binaries that exercise its
@@ -53,7 +62,9 @@ ROOMS = {
         ("backends/kernel_call.cpp", "backends/device_call_checks.cpp", "backends/plugin/abi_spec.cpp",
          "backends/plugin/dl_tensor_view.cpp", "backends/plugin/device_memory.cpp",
          "backends/plugin/plugin_tensor_backend.cpp", "backends/plugin/plugin_library.cpp"),
-        (("backends_test", ""), ("plugin_cli_test", ""))),
+        # cuda_threads_test runs the CUDA backend's kernels on the host, in every build: the
+        # device call checks' refusals, which no other test of the room reaches.
+        (("backends_test", ""), ("plugin_cli_test", ""), ("backends/cuda/cuda_threads_test", ""))),
     "reports": Room(
         ("reports/campaign_reports.cpp", "reports/junit_xml.cpp", "reports/report_facts.cpp", "reports/report_html.cpp",
          "reports/summary_markdown.cpp", "reports/svg_plot.cpp", "reports/xml_escape.cpp", "reports/atomic_file.cpp"),
@@ -113,18 +124,42 @@ def run(command, timeout, cwd=None):
         return None, "timed out"
 
 
-def build(build_dir, timeout):
-    """The whole build: a room's tests also run binaries (the CLI, plugins) that link the mutated file."""
-    return run(["cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 2)], timeout)
+def build(build_dir, targets, timeout):
+    """ninja on `targets` (every target when empty)."""
+    return run(["ninja", "-C", str(build_dir), "-j", str(os.cpu_count() or 2), *targets], timeout)
 
 
-def test(build_dir, room, timeout):
+def room_targets(room):
+    """The room's test binaries, which depend on what they run (the CLI, plugins), and the CLI."""
+    return ["peconform", *dict.fromkeys(pathlib.PurePath(binary).name for binary, _ in room.tests)]
+
+
+def objects_of(build_dir, tree, name):
+    """The object files compiled from `name` (a header: from the .cpp beside it), from the build's
+    compile_commands.json; empty when none is listed, and then only the room's build checks it."""
+    source = tree / name
+    if source.suffix in (".hpp", ".h"):
+        source = source.with_suffix(".cpp")
+    entries = json.loads((build_dir / "compile_commands.json").read_text())
+    objects = []
+    for entry in entries:
+        if pathlib.Path(entry["file"]) == source:
+            words = shlex.split(entry["command"])
+            objects.append(words[words.index("-o") + 1])
+    return objects
+
+
+def test_command(build_dir, binary, gtest_filter):
+    command = [str(pathlib.Path(build_dir) / "tests" / binary), "--gtest_brief=1", "--gtest_fail_fast"]
+    if gtest_filter:
+        command.append(f"--gtest_filter={gtest_filter}")
+    return command
+
+
+def test(build_dir, room, timeouts):
     """'passed', 'failed' or 'timed-out' over the room's test binaries, stopping at the first failure."""
-    for target, gtest_filter in room.tests:
-        command = [str(pathlib.Path(build_dir) / "tests" / target), "--gtest_brief=1"]
-        if gtest_filter:
-            command.append(f"--gtest_filter={gtest_filter}")
-        code, _ = run(command, timeout)
+    for (binary, gtest_filter), timeout in zip(room.tests, timeouts):
+        code, _ = run(test_command(build_dir, binary, gtest_filter), timeout)
         if code is None:
             return "timed-out"
         if code != 0:
@@ -132,14 +167,27 @@ def test(build_dir, room, timeout):
     return "passed"
 
 
-def mutants_of(mutate, path, work):
-    """universalmutator's mutants of `path`, in their number order."""
-    out = pathlib.Path(work) / "mutants"
+def baseline(build_dir, room, timeout):
+    """Each test binary's timeout: five times what it takes without a mutant, and at least a minute."""
+    timeouts = []
+    for binary, gtest_filter in room.tests:
+        start = time.monotonic()
+        code, output = run(test_command(build_dir, binary, gtest_filter), timeout)
+        if code != 0:
+            sys.exit(f"error: {binary} does not pass without a mutant; fix that first\n{output[-2000:]}")
+        timeouts.append(max(60, round(5 * (time.monotonic() - start))))
+    return timeouts
+
+
+def mutants_of(mutate, path, out, seed, name):
+    """universalmutator's mutants of `path`, in an order shuffled by `seed` and the file's name."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     subprocess.run([mutate, str(path), "cpp", "--noCheck", "--mutantDir", str(out)], check=True, capture_output=True)
     number = lambda p: int(p.name.split(".mutant.")[1].split(".")[0])  # noqa: E731
-    return sorted(out.iterdir(), key=number)
+    mutants = sorted(out.iterdir(), key=number)
+    random.Random(f"{seed}:{name}").shuffle(mutants)
+    return mutants
 
 
 def changed_line(original, mutant):
@@ -148,12 +196,77 @@ def changed_line(original, mutant):
     return " / ".join(lines)
 
 
+def try_mutant(build_dir, tree, room, name, mutant_text, timeouts, timeout):
+    """Plants one mutant, builds, tests and writes the original back; returns its status."""
+    path = tree / name
+    original = path.read_bytes()
+    write_newer(path, mutant_text)
+    try:
+        objects = objects_of(build_dir, tree, name)
+        code, _ = build(build_dir, objects, timeout) if objects else (0, "")
+        if code == 0:
+            code, _ = build(build_dir, room_targets(room), timeout)
+        if code is None:
+            return "timed-out"
+        if code != 0:
+            return "did-not-build"
+        return {"passed": "survived", "failed": "killed", "timed-out": "timed-out"}[test(build_dir, room, timeouts)]
+    finally:
+        write_newer(path, original)
+
+
+def score_room(args, room_name, tree, build_dir, scratch, commit, log):
+    room = ROOMS[room_name]
+    code, output = build(build_dir, [], args.timeout)
+    if code != 0:
+        sys.exit(f"error: the scratch tree does not build without a mutant\n{output[-2000:]}")
+    timeouts = baseline(build_dir, room, args.timeout)
+    queues = {name: mutants_of(args.mutate, tree / name, scratch / "mutants" / str(index), args.seed, name)
+              for index, name in enumerate(room.sources)}
+    tally = {"killed": 0, "survived": 0, "did-not-build": 0, "timed-out": 0}
+    seconds = {"built": 0.0, "did-not-build": 0.0}
+    survivors = []
+    built = 0
+    while any(queues.values()) and (args.per_room == 0 or built < args.per_room):
+        for name, queue in queues.items():
+            # This file's turn: its next mutants until one builds (with --per-room 0, every one).
+            while queue and (args.per_room == 0 or built < args.per_room):
+                mutant = queue.pop(0)
+                original = (tree / name).read_text(errors="replace")
+                start = time.monotonic()
+                status = try_mutant(build_dir, tree, room, name, mutant.read_bytes(), timeouts, args.timeout)
+                elapsed = time.monotonic() - start
+                change = changed_line(original, mutant.read_text(errors="replace"))
+                tally[status] += 1
+                seconds["did-not-build" if status == "did-not-build" else "built"] += elapsed
+                if status == "survived":
+                    survivors.append((name, mutant.name, change))
+                log.write(json.dumps({"commit": commit, "room": room_name, "file": name, "mutant": mutant.name,
+                                      "status": status, "change": change, "seconds": round(elapsed, 1)}) + "\n")
+                log.flush()
+                print(f"  {room_name} {name} {mutant.name}: {status} ({elapsed:.0f} s)", file=sys.stderr)
+                if status != "did-not-build":
+                    built += 1
+                    if args.per_room != 0:
+                        break
+    scored = tally["killed"] + tally["survived"]
+    score = f"{100 * tally['killed'] / scored:.0f}%" if scored else "n/a"
+    print(f"\n| {room_name} | {built} built | {tally['killed']} killed | {tally['survived']} survived | "
+          f"{tally['timed-out']} timed out | {tally['did-not-build']} did not build | score {score} | "
+          f"{seconds['built']:.0f} s on built mutants, {seconds['did-not-build']:.0f} s on the others |")
+    for name, mutant, change in survivors:
+        print(f"- survived: `{name}` {mutant}: `{change}`")
+    sys.stdout.flush()
+    shutil.rmtree(scratch / "mutants")  # thousands of copies of each file
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rooms", nargs="*", help=f"rooms to score (default: all): {', '.join(ROOMS)}")
-    parser.add_argument("--per-file", type=int, default=5, help="mutants drawn per file (default 5; 0: every one)")
+    parser.add_argument("--per-room", type=int, default=20,
+                        help="mutants that build, per room, its files taking turns (default 20; 0: every mutant)")
     parser.add_argument("--seed", type=int, default=38, help="the draw's seed (default 38)")
-    parser.add_argument("--timeout", type=int, default=600, help="seconds for one build or one test binary")
+    parser.add_argument("--timeout", type=int, default=3600, help="seconds for one build or one baseline test run")
     parser.add_argument("--scratch", default="build/mutation", help="the scratch copy and its build (default build/mutation)")
     parser.add_argument("--log", default="", help="JSON lines, one per mutant (default SCRATCH/results.jsonl)")
     parser.add_argument("--mutate", default="mutate", help="universalmutator's command")
@@ -161,65 +274,31 @@ def main():
     unknown = [r for r in args.rooms if r not in ROOMS]
     if unknown:
         parser.error(f"unknown room(s) {', '.join(unknown)}; the rooms are {', '.join(ROOMS)}")
-    if args.per_file < 0:
-        parser.error(f"--per-file {args.per_file} is negative")
+    if args.per_room < 0:
+        parser.error(f"--per-room {args.per_room} is negative")
 
     repo = subprocess.run(["git", "rev-parse", "--show-toplevel"], check=True, capture_output=True, text=True).stdout.strip()
     scratch = (pathlib.Path(repo) / args.scratch).resolve()
-    tree, build_dir = scratch / "tree", scratch / "tree" / "build" / "mutation"
+    tree, build_dir = scratch / "tree", scratch / "tree" / "build" / "release"
     log_path = pathlib.Path(args.log) if args.log else scratch / "results.jsonl"
     sync_tree(repo, tree)
-    if not (build_dir / "build.ninja").exists():
-        code, output = run(["cmake", "-S", str(tree), "-B", str(build_dir), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-                            "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG", "-DPECONFORM_WARNINGS_AS_ERRORS=OFF"], args.timeout)
+    # The scratch build is the release preset's, as CI builds (-Werror: a mutant that makes our
+    # code warn never passes CI, so it did not build). It lies two folders below its tree, as
+    # build/release does below the working tree, so with ccache's base_dir at the working tree the
+    # two builds compile the same relative paths and share ccache's objects.
+    os.environ.setdefault("CCACHE_BASEDIR", repo)
+    if not (build_dir / "compile_commands.json").exists():
+        code, output = run(["cmake", "--preset", "release", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], args.timeout, cwd=tree)
         if code != 0:
             sys.exit(f"error: configuring the scratch build failed:\n{output[-4000:]}")
 
     commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
     print(f"# mutation score at {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-          f"--per-file {args.per_file} --seed {args.seed}")
+          f"--per-room {args.per_room} --seed {args.seed}")
+    sys.stdout.flush()
     with open(log_path, "a") as log:
         for room_name in args.rooms or list(ROOMS):
-            room = ROOMS[room_name]
-            code, output = build(build_dir, args.timeout)
-            if code != 0 or test(build_dir, room, args.timeout) != "passed":
-                sys.exit(f"error: room {room_name}'s tests do not pass without a mutant; fix that first\n{output[-2000:]}")
-            tally = {"killed": 0, "survived": 0, "did-not-build": 0, "timed-out": 0}
-            survivors = []
-            for name in room.sources:
-                path = tree / name
-                original = path.read_bytes()
-                candidates = mutants_of(args.mutate, path, scratch)
-                drawn = candidates if args.per_file == 0 else \
-                    random.Random(f"{args.seed}:{name}").sample(candidates, min(args.per_file, len(candidates)))
-                for mutant in drawn:
-                    write_newer(path, mutant.read_bytes())
-                    try:
-                        code, _ = build(build_dir, args.timeout)
-                        if code is None:
-                            status = "timed-out"
-                        elif code != 0:
-                            status = "did-not-build"
-                        else:
-                            status = {"passed": "survived", "failed": "killed", "timed-out": "timed-out"}[
-                                test(build_dir, room, args.timeout)]
-                    finally:
-                        write_newer(path, original)
-                    change = changed_line(original.decode(errors="replace"), mutant.read_text(errors="replace"))
-                    tally[status] += 1
-                    if status == "survived":
-                        survivors.append((name, mutant.name, change))
-                    log.write(json.dumps({"commit": commit, "room": room_name, "file": name, "mutant": mutant.name,
-                                          "status": status, "change": change}) + "\n")
-                    log.flush()
-                    print(f"  {room_name} {name} {mutant.name}: {status}", file=sys.stderr)
-            scored = tally["killed"] + tally["survived"]
-            score = f"{100 * tally['killed'] / scored:.0f}%" if scored else "n/a"
-            print(f"\n| {room_name} | {scored + tally['timed-out']} built | {tally['killed']} killed | "
-                  f"{tally['survived']} survived | {tally['timed-out']} timed out | {tally['did-not-build']} did not build | "
-                  f"score {score} |")
-            for name, mutant, change in survivors:
-                print(f"- survived: `{name}` {mutant}: `{change}`")
+            score_room(args, room_name, tree, build_dir, scratch, commit, log)
 
 
 if __name__ == "__main__":
