@@ -24,7 +24,7 @@ import torchtune
 from torchtune.models.llama3_1 import Llama3ScaledRoPE
 from torchtune.modules import RotaryPositionalEmbeddings
 
-from campaign_positions import ArangeGives, enumerated_once
+from campaign_positions import ArangeGives, distinct_positions, enumerated_once
 from rows import Column, Row, exact_angle
 
 LIBRARY = "torchtune"
@@ -64,9 +64,7 @@ class CachedRotary:
 
     def __call__(self, x, positions, spec):
         x = torch.as_tensor(x)
-        batch, seq = x.shape[0], x.shape[1]
-        positions = torch.as_tensor(positions).to(torch.int64).reshape(-1, seq).expand(batch, seq)
-        distinct, rows = torch.unique(positions, return_inverse=True)
+        distinct, rows = distinct_positions(positions, x.shape[0], x.shape[1])
         with torch.no_grad():
             cache_over(self.module, distinct)
             return self.module(x, input_pos=rows)

@@ -28,7 +28,7 @@ import vllm
 from vllm.config import DeviceConfig, VllmConfig, set_current_vllm_config
 from vllm.model_executor.layers import rotary_embedding
 
-from campaign_positions import ArangeGives, enumerated_once
+from campaign_positions import ArangeGives, distinct_positions, enumerated_once
 from rows import Column, Row, exact_angle
 
 LIBRARY = "vllm"
@@ -85,9 +85,8 @@ class VllmRotary:
         x = torch.as_tensor(x)
         batch, seq, heads, d = x.shape
         streams = 3 if "mrope_section" in self.rope_parameters else 1
-        positions = torch.as_tensor(positions).to(torch.int64).reshape(streams, -1, seq).expand(streams, batch, seq)
-        distinct, rows = torch.unique(positions, return_inverse=True)
-        rows = rows.reshape(streams, batch * seq) if streams == 3 else rows.reshape(-1)
+        distinct, rows = distinct_positions(positions, batch, seq, streams)
+        rows = rows.reshape(streams, batch * seq) if streams > 1 else rows.reshape(-1)
         module = built_over(distinct, d, self.is_neox_style, self.rope_parameters, x.dtype)
         with torch.no_grad(), set_current_vllm_config(CPU_CONFIG):
             # [tokens, heads, d], as vLLM's attention layers hand queries over; DeepSeek's class rotates

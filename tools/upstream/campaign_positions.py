@@ -45,6 +45,15 @@ class ArangeGives(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+def distinct_positions(positions, batch, seq, streams=1):
+    """The call's distinct positions (1-D, ascending) and each token's row among them, shaped
+    [streams, batch, seq] (mrope's t, h, w: streams=3) or [batch, seq]: positions may come for
+    one batch row, and are broadcast to all."""
+    positions = torch.as_tensor(positions).to(torch.int64).reshape(streams, -1, seq).expand(streams, batch, seq)
+    distinct, rows = torch.unique(positions, return_inverse=True)
+    return distinct, rows if streams > 1 else rows[0]
+
+
 def enumerated_once(gives, what):
     """Raises unless the builder enumerated its positions exactly once inside `gives`."""
     if gives.answered != 1:
