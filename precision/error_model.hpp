@@ -289,7 +289,10 @@ template <class Real> std::pair<Real, Real> dynamic_base_error(const Spec& spec)
 // move b^e by the factor exp(psi), psi = e (d_e (|ln b| + l_b) + l_b) with l_b = |ln(1 + d_b)|
 // <= u/(1 - u). A rounding that cannot happen is not charged: a base or factor float32 holds
 // (representable_in_float32), an exponent 2k/n that float32 holds, pow(b, 0) = 1, the
-// reciprocal of 1, a product by theta = 1. The position p is charged u (fl(p) rounds from 2^24).
+// reciprocal of 1, a product by theta = 1. The position p is charged u (fl(p) rounds from 2^24),
+// or under position=fp32-sum 2u + u^2: fl(fl(a) + fl(b)) with a + b = p, a, b >= 0, is off by
+// u a + u b + u (fl(a) + fl(b)) <= u p + u (1 + u) p (torchtune's vision RoPE: a float32 patch
+// index plus 1).
 //   exact  theta correctly rounded once (not theta_0 = 1 without a plan), then fl(fl(p) theta_f).
 //   hf     Hugging Face's inv_freq = 1.0 / base ** (arange(0, n, 2).float() / n) in float32
 //   meta   (modeling_rope_utils _compute_default_rope_parameters) and Meta's llama
@@ -383,7 +386,7 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   const int n = spec.family == Family::rope2d ? spec.d / 2 : spec.rotary_dims();
   // For an exponent numerator/n.
   const auto exponent_and_base = [&](int numerator) { return powf_operands_error(numerator, n, log_base, log_base_rounding); };
-  const Real position = round;
+  const Real position = spec.position == PositionRecipe::fp32_sum ? round * round : round;
   // theta_0 = base^0 = 1 only without a plan: linear divides it, and the plans only the exact
   // recipe takes (custom, yarn, dynamic, ...) may move it.
   const bool unit_theta = index == 0 && spec.scaling.kind == PlanKind::none;

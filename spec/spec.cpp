@@ -82,6 +82,10 @@ template <> const NameTable<RoundsIn>& names() {
   static const NameTable<RoundsIn> table{{RoundsIn::compute, "compute"}, {RoundsIn::storage, "storage"}};
   return table;
 }
+template <> const NameTable<PositionRecipe>& names() {
+  static const NameTable<PositionRecipe> table{{PositionRecipe::fp32, "fp32"}, {PositionRecipe::fp32_sum, "fp32-sum"}};
+  return table;
+}
 template <> const NameTable<SlopeRecipe>& names() {
   static const NameTable<SlopeRecipe> table{{SlopeRecipe::exact, "exact"}, {SlopeRecipe::bloom, "bloom"}, {SlopeRecipe::mpt, "mpt"}};
   return table;
@@ -315,6 +319,7 @@ const std::vector<KeyRule<Spec>>& spec_rules() {
       enum_key("theta", with(kRotary, {F::rope2d, F::sinusoidal, F::xl}), false, &Spec::theta),
       enum_key("cache", with(kRotary, {F::rope2d}), false, &Spec::cache),
       enum_key("math", with(kRotary, {F::rope2d, F::alibi}), false, &Spec::math),
+      enum_key("position", {F::rope, F::mrope, F::rope2d}, false, &Spec::position),
       enum_key("slopes", {F::alibi}, false, &Spec::slopes),
   };
   return rules;
@@ -540,6 +545,9 @@ void validate(const Spec& spec) {
     invalid(spec, fmt::format("precision=fp64-angle describes sinusoid tables built in float64 (sinusoidal, xl); {} takes "
                               "exact-angle, fp32-angle or lowp-cache",
                               family_name(spec.family)));
+  if (spec.position != PositionRecipe::fp32 && spec.precision != PrecisionClass::fp32_angle)
+    invalid(spec, fmt::format("position={} says how a float32 position is formed; it needs precision=fp32-angle, found {}",
+                              name_of(spec.position), name_of(spec.precision)));
   if (spec.slopes != SlopeRecipe::exact && spec.precision != PrecisionClass::fp32_angle)
     invalid(spec, fmt::format("slopes={} says how float32 slopes are formed; it needs precision=fp32-angle, found {}",
                               name_of(spec.slopes), name_of(spec.precision)));
@@ -661,6 +669,7 @@ std::string_view theta_recipe_name(ThetaRecipe recipe) { return name_of(recipe);
 std::string_view slope_recipe_name(SlopeRecipe recipe) { return name_of(recipe); }
 std::string_view alibi_mode_name(AlibiMode mode) { return name_of(mode); }
 std::string_view rounds_in_name(RoundsIn place) { return name_of(place); }
+std::string_view position_recipe_name(PositionRecipe recipe) { return name_of(recipe); }
 Family family_named(std::string_view text, std::string_view what) { return enum_from<Family>(text, what); }
 Dtype dtype_named(std::string_view text, std::string_view what) { return enum_from<Dtype>(text, what); }
 PrecisionClass precision_named(std::string_view text, std::string_view what) { return enum_from<PrecisionClass>(text, what); }

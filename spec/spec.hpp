@@ -52,6 +52,11 @@ enum class ThetaRecipe { exact, hf, meta, ggml, exp_log, mlx };
 // products and the sum round in the compute format and are stored once, or each rounds in the
 // storage dtype (`x * cos + rotate_half(x) * sin` on bf16 tensors).
 enum class RoundsIn { compute, storage };
+// How a float32 rotary kernel forms its position under fp32-angle (docs/precision.md, `position`):
+// rounded once, fl(p) (fp32), or as the float32 sum of two float32 parts, fl(fl(a) + fl(b)) with
+// a + b = p, a, b >= 0 (fp32_sum): torchtune's vision RoPE adds 1 to a float32 patch index.
+// Values are the kernel ABI's pec_position_recipe.
+enum class PositionRecipe { fp32, fp32_sum };
 // How a float32 ALiBi kernel forms its slopes under fp32-angle (docs/precision.md, `slopes`): correctly
 // rounded (exact), Bloom's float32 pow(base, k) of a float32 base (bloom), or MPT's
 // 1 / pow(2, k * (8 / n')) in float32, n' the power of two at or above the head count (mpt).
@@ -91,6 +96,7 @@ struct Spec {
   ThetaRecipe theta = ThetaRecipe::exact;
   RoundsIn cache = RoundsIn::compute;
   RoundsIn math = RoundsIn::compute;
+  PositionRecipe position = PositionRecipe::fp32;
   SlopeRecipe slopes = SlopeRecipe::exact;
   SinusoidalOrder order = SinusoidalOrder::sin_cos;
   FrequencyRule freq = FrequencyRule::power;
@@ -139,6 +145,7 @@ std::string_view theta_recipe_name(ThetaRecipe recipe);
 std::string_view slope_recipe_name(SlopeRecipe recipe);
 std::string_view alibi_mode_name(AlibiMode mode);
 std::string_view rounds_in_name(RoundsIn place);
+std::string_view position_recipe_name(PositionRecipe recipe);
 // Names back to values; throw SpecError naming `what` (an option or key), the text and the choices.
 Family family_named(std::string_view text, std::string_view what);
 Dtype dtype_named(std::string_view text, std::string_view what);

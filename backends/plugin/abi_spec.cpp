@@ -15,6 +15,7 @@ static_assert(static_cast<int>(Layout::half) == PEC_LAYOUT_HALF &&
 static_assert(static_cast<int>(PrecisionClass::lowp_cache) == PEC_LOWP_CACHE && static_cast<int>(PrecisionClass::fp64_angle) == PEC_FP64_ANGLE);
 static_assert(static_cast<int>(ThetaRecipe::ggml) == PEC_THETA_GGML && static_cast<int>(ThetaRecipe::exp_log) == PEC_THETA_EXP_LOG &&
               static_cast<int>(ThetaRecipe::mlx) == PEC_THETA_MLX);
+static_assert(static_cast<int>(PositionRecipe::fp32_sum) == PEC_POSITION_FP32_SUM);
 static_assert(static_cast<int>(SlopeRecipe::bloom) == PEC_SLOPES_BLOOM && static_cast<int>(SlopeRecipe::mpt) == PEC_SLOPES_MPT);
 static_assert(static_cast<int>(AlibiMode::causal) == PEC_ALIBI_CAUSAL && static_cast<int>(AlibiMode::last_key) == PEC_ALIBI_LAST_KEY);
 static_assert(static_cast<int>(RoundsIn::compute) == PEC_IN_COMPUTE && static_cast<int>(RoundsIn::storage) == PEC_IN_STORAGE);
@@ -69,6 +70,7 @@ AbiSpec::AbiSpec(const Spec& spec)
   flat_.slopes = static_cast<std::int32_t>(spec.slopes);
   flat_.cache = spec.cos_sin_in_storage() ? PEC_IN_STORAGE : PEC_IN_COMPUTE;
   flat_.math = static_cast<std::int32_t>(spec.math);
+  flat_.position = static_cast<std::int32_t>(spec.position);
   flat_.scaling = flat_plan(spec.scaling);
   const auto point_at = [](const std::vector<double>& values) { return values.empty() ? nullptr : values.data(); };
   flat_.scaling.short_factors = point_at(short_factors_);

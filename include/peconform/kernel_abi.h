@@ -118,6 +118,14 @@ typedef enum pec_alibi_mode {
   PEC_ALIBI_LAST_KEY = 3   /* -m(J - j), J = key_first + keys - 1, at every query (MPT) */
 } pec_alibi_mode;
 
+/* How a float32 rotary kernel forms its position under PEC_FP32_ANGLE (docs/precision.md,
+ * `position`), for pec_spec.position. A claim about the kernel's arithmetic: the bound of
+ * PEC_POSITION_FP32_SUM holds a kernel that rounds once as well. */
+typedef enum pec_position_recipe {
+  PEC_POSITION_FP32 = 0,    /* fl(p), rounded once */
+  PEC_POSITION_FP32_SUM = 1 /* fl(fl(a) + fl(b)), a + b = p, a, b >= 0: torchtune's vision RoPE, patch index + 1 */
+} pec_position_recipe;
+
 typedef enum pec_slope_recipe {
   PEC_SLOPES_EXACT = 0, /* ALiBi slopes correctly rounded */
   PEC_SLOPES_BLOOM = 1, /* Bloom's float32 pow of a float32 base */
@@ -202,6 +210,9 @@ typedef struct pec_spec {
    * that leaves `mode` to the campaign (`alibi(*)`, `mode=*`) must be rebuilt against this
    * header; one that names `mode=symmetric|causal` is unaffected. */
   int32_t alibi_mode;    /* alibi: pec_alibi_mode */
+  /* Added after `alibi_mode`, read by no library built before it: such a library cannot name
+   * `position` in its patterns, so it is only drawn with PEC_POSITION_FP32. */
+  int32_t position;      /* rope, mrope, rope2d: pec_position_recipe */
 } pec_spec;
 
 /* One kernel call. Tensor shapes by family (every stride in elements, any order and padding

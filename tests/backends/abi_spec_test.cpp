@@ -37,10 +37,16 @@ TEST(AbiSpec, LowpCacheHoldsCosAndSinInStorageForALibraryReadingTheNewField) {
   EXPECT_EQ(lowp.math, PEC_IN_COMPUTE);
 }
 
+TEST(AbiSpec, PositionSaysHowAFloat32PositionIsFormed) {
+  EXPECT_EQ(flat_of("rope2d(d=16,precision=fp32-angle,position=fp32-sum)").position, PEC_POSITION_FP32_SUM);
+  EXPECT_EQ(flat_of("rope(d=16,precision=fp32-angle)").position, PEC_POSITION_FP32);
+}
+
 TEST(AbiSpec, TheNewFieldsFollowEveryFieldAnOlderLibraryKnows) {
   // Appended within version 1: a library built against the header before them reads a prefix.
   EXPECT_GT(offsetof(pec_spec, cache), offsetof(pec_spec, clamp_len));
   EXPECT_GT(offsetof(pec_spec, math), offsetof(pec_spec, cache));
+  EXPECT_GT(offsetof(pec_spec, position), offsetof(pec_spec, alibi_mode));
 }
 
 }  // namespace

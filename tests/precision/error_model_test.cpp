@@ -192,6 +192,39 @@ TEST(ErrorModel, RecipesOrderedByTheRoundingsTheyTake) {
   EXPECT_GT(theta_recipe_error<double>(ggml, 63), 32 * theta_recipe_error<double>(ggml, 1));
 }
 
+// torchtune's VisionRotaryPositionalEmbeddings (rope2d, theta=meta per axis of n = d/2 dims): the
+// patch coordinate c - 1 is a float32 (arange, then % and // the grid) and the angle's position is
+// fl(fl(c - 1) + 1), which rounds twice past 2^25. position=fp32-sum charges 2u + u^2 for it.
+float torchtune_vision_angle(int pair, int n, std::int64_t coordinate) {
+  const float inv_freq = 1.0f / std::pow(10000.0f, static_cast<float>(2 * pair) / static_cast<float>(n));
+  const float position = static_cast<float>(coordinate - 1) + 1.0f;
+  return position * inv_freq;
+}
+
+TEST(ErrorModel, APositionFormedAsAFloat32SumIsChargedBothRoundings) {
+  const Spec once = Spec::parse("rope2d(d=80,base=10000,precision=fp32-angle,theta=meta)");
+  const Spec sum = Spec::parse("rope2d(d=80,base=10000,precision=fp32-angle,theta=meta,position=fp32-sum)");
+  // theta_0 = 1: the angle is the position, off by u a + u (fl(a) + b) <= (2u + u^2) p.
+  EXPECT_EQ(theta_recipe_error<double>(sum, 0), 0x1p-23 + 0x1p-48);
+  EXPECT_EQ(theta_recipe_error<double>(once, 0), 0x1p-24);
+  double worst = 0;
+  int beyond_once = 0;
+  for (int pair = 0; pair < 20; ++pair) {
+    const Wide theta = exact_theta("10000", pair, 40, "1");
+    for (const std::int64_t first : {std::int64_t{1} << 24, std::int64_t{1} << 25, std::int64_t{1} << 30, std::int64_t{2147479553}}) {
+      for (std::int64_t c = first; c < first + 4094; ++c) {
+        const double error = relative_angle_error(torchtune_vision_angle(pair, 40, c), c, theta);
+        EXPECT_LE(error, theta_recipe_error<double>(sum, pair)) << "pair " << pair << " coordinate " << c;
+        worst = std::max(worst, error / theta_recipe_error<double>(sum, pair));
+        if (error > theta_recipe_error<double>(once, pair)) ++beyond_once;
+      }
+    }
+  }
+  std::cout << "position=fp32-sum: worst error / bound " << worst << ", " << beyond_once << " angles past position=fp32's bound\n";
+  EXPECT_GT(worst, 0.5);  // tight: the second rounding is reached, not only charged
+  EXPECT_GT(beyond_once, 0) << "one rounding's charge would need no second";
+}
+
 // LongRoPE's factors reach inv_freq through a float32 tensor: a factor float32 cannot hold (1.1)
 // is rounded once more than one it can (1.5), so frequency 2's error factor, (1 + error), is the
 // exact factors' divided by 1 - u, u = 2^-24 (issue 38: a mutant dividing by 1 + u survived).

@@ -78,6 +78,9 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("alibi(mode=causal)", {"alibi: key 'heads'", "is required"});
   expect_rejected("shaw()", {"shaw: key 'k'", "is required"});
   expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
+  expect_rejected("rope2d(d=8,position=fp32-sum)", {"position=fp32-sum", "needs precision=fp32-angle, found exact-angle"});
+  expect_rejected("xpos(d=8,precision=fp32-angle,position=fp32-sum)", {"unknown key 'position' for xpos"});
+  expect_rejected("rope(d=8,precision=fp32-angle,position=twice)", {"key 'position' expects one of fp32|fp32-sum, found 'twice'"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=llama3(factor=4,orig=16))",
                   {"theta=ggml is not defined for scaling llama3", "ggml none, linear, yarn and custom(factors=...)"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=meta,scaling=dynamic(factor=4,orig=16))",

@@ -25,6 +25,7 @@ const char* const kCanonical[] = {
     "xl(d=64,base=10000,precision=fp32-angle,theta=exp-log)",
     "sinusoidal(d=768,base=10000,layout=interleaved,precision=fp64-angle)",
     "alibi(heads=44,mode=causal,precision=fp32-angle,slopes=bloom)",
+    "rope2d(d=80,base=10000,layout=interleaved,precision=fp32-angle,theta=meta,position=fp32-sum)",
     "rope(d=16,base=10000,layout=half,scaling=dynamic(factor=2,orig=64,len=1000))",
     "rope(d=16,base=10000,layout=half,scaling=yarn(factor=40,orig=4096,beta_fast=16,beta_slow=2,mscale=0.707,mscale_all_dim=1,attention=1.25,truncate=false))",
     "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192))",

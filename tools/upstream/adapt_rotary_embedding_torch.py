@@ -6,8 +6,8 @@ ways its README uses it:
   positions itself: `(arange(seq_len, dtype=t.dtype) + offset) / interpolate_factor`. peconform's
   positions are arbitrary, so each token goes through on its own with its position as the offset,
   as a decoder with a key-value cache calls it (README, "Inference Key-Value Cache"); the float32
-  position is then fl(p), divided by the factor. (A run of tokens at an offset past 2^24 would
-  round twice, fl(fl(offset) + i), which no peconform recipe charges yet.)
+  position is then fl(p), divided by the factor. (A run of tokens at an offset past 2^24 rounds
+  twice, fl(fl(i) + fl(offset)): position=fp32-sum's recipe, with no row here yet.)
 - `RotaryEmbedding(positions)` then `apply_rotary_emb(freqs, t, start_index=...)`: the angles for
   any positions (the README's flash-attention section), rotated from `start_index` on.
 - `RotaryEmbedding(dim, use_xpos=True)`: xPos, as `rotate_queries_and_keys` forms it, with the

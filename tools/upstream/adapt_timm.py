@@ -18,7 +18,8 @@ b = freq_bands(dim/4): each axis's sin and cos columns form a sinusoidal table o
 under theta=hf. Its rows hold one axis to the campaign's positions: the grid is [n, 1] or [1, n],
 its one torch.arange(n) answered with them; the adapter only picks that axis's columns.
 
-Not covered, for want of a spec: a `grid_offset` other than 0 (Perception Encoder's 1: rope2d has no position offset), a
+Not covered, for want of a spec: a `grid_offset` other than 0 (Perception Encoder's 1, whose float32
+position fl(fl(i) + 1) is position=fp32-sum's, comes with its ref_feat_shape's rescaling), a
 `ref_feat_shape` other than the grid's own (coordinates rescaled in float32 to fractions), and
 `in_pixels=True` (coordinates in [-1, 1], frequencies from `pixel_freq_bands`).
 """

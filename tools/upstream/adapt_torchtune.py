@@ -14,15 +14,23 @@ converted to float32 as arange converts them, and passes each token's row of tha
 `input_pos`. The rows hold what the full cache holds at those positions (test_torchtune.py checks
 this bit for bit); the frequencies, angles, cos, sin and rotation are all torchtune's own code.
 
-`VisionRotaryPositionalEmbeddings` (CLIP's 2-D RoPE) has no row. Its frequencies and pairing are
-rope2d's, but it takes no positions: patch s of a tile turns by (s % grid + 1, s // grid + 1),
-1-based, and the CLS slot by 0, so it needs a rope2d position offset and a campaign that hands it
-whole tiles in grid order, neither of which peconform has.
+`torchtune.modules.VisionRotaryPositionalEmbeddings`, the 2-D RoPE of
+`clip_vision_encoder(use_rope=True)` (no builder of torchtune 0.6.1 turns it on), is rope2d: each
+axis's pairs at theta_k = 1 / base**(2k / (d/2)) (theta=meta over d/2 dims). It takes no positions: patch s of a tile turns by (s % grid + 1, s // grid + 1), its float32
+patch index's remainder and quotient plus 1, and the CLS slot by 0. So a coordinate c >= 1 is
+patch coordinate c - 1, and c = 0 is the CLS slot's angle. The callable builds the module over a
+grid wider than any coordinate (GRID), so that the one `torch.arange(grid**2)` of its cache,
+answered with the call's distinct coordinates minus 1, puts patch c - 1 at (c - 1, 0): the
+cache's x pairs hold each coordinate's cos and sin (index -1, the CLS slot, holds angle 0). Both
+axes share those frequencies, so each token's cache row is its first coordinate's x pairs then
+its second's (test_torchtune.py checks this against the module's own cache of a real tile, bit
+for bit), and the module's forward rotates x against it. The position is fl(fl(c - 1) + 1), which
+rounds twice past 2^25: `position=fp32-sum`.
 """
 import torch
 import torchtune
 from torchtune.models.llama3_1 import Llama3ScaledRoPE
-from torchtune.modules import RotaryPositionalEmbeddings
+from torchtune.modules import RotaryPositionalEmbeddings, VisionRotaryPositionalEmbeddings
 
 from campaign_positions import ArangeGives, distinct_positions, enumerated_once
 from rows import Column, Row, exact_angle
@@ -70,6 +78,52 @@ class CachedRotary:
             return self.module(x, input_pos=rows)
 
 
+# The vision module's float32 patch coordinate plus 1 is its position (position=fp32-sum); θ as
+# torchtune's text RoPE forms it, over the axis's d/2 dims (theta=meta); float32 angles (einsum),
+# cos and sin in its cache, and forward rotates x.float(), returning type_as(x).
+VISION_OWN = Column("fp32-angle", "precision=fp32-angle,theta=meta,position=fp32-sum",
+                    "torchtune's recipe in float32: theta = 1/base**(arange(0,dim,2).float()/dim) (theta=meta per "
+                    "axis), the position a float32 patch coordinate plus 1 (position=fp32-sum), float32 angles, a "
+                    "float32 cos/sin cache and rotation")
+VISION_BF16 = Column("bf16", "dtype=bf16,precision=fp32-angle,theta=meta,position=fp32-sum",
+                     "x in bf16: forward upcasts x to float32, rotates it against the float32 cache and rounds the "
+                     "result once to bf16 (cache=compute, math=compute)")
+# A grid wider than any campaign coordinate: patch index s of the cache lies at (s % GRID, s // GRID) = (s, 0).
+GRID = 2**32
+
+
+class VisionRotary:
+    """fn(x, positions, spec) for rope2d: positions [2, seq] or [2, batch, seq], coordinate c >= 1 the
+    module's patch coordinate c - 1 and 0 its CLS slot; x [batch, seq, heads, d]."""
+
+    def __init__(self, head_dim):
+        self.head_dim = head_dim
+        self.__qualname__ = "torchtune.VisionRotaryPositionalEmbeddings.forward"
+
+    def built_over(self, coordinates):
+        """A module (built for a GRID-wide tile) and [n, d/4, 2]: the cos and sin of its x pairs at each
+        coordinate, from its own cache over patch indices coordinates - 1."""
+        with ArangeGives(coordinates - 1, end=GRID * GRID) as gives:
+            module = VisionRotaryPositionalEmbeddings(patch_size=1, tile_size=GRID, max_num_tiles=1, dim=self.head_dim // 2)
+        enumerated_once(gives, "VisionRotaryPositionalEmbeddings.build_rope_cache")
+        return module, module.cache[:len(coordinates), :self.head_dim // 4]
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq, heads = x.shape[0], x.shape[1], x.shape[2]
+        distinct, rows = distinct_positions(positions, batch, seq, streams=2)
+        with torch.no_grad():
+            module, line = self.built_over(distinct)
+            module.cache = torch.cat([line[rows[0]], line[rows[1]]], dim=-2).reshape(batch * seq, self.head_dim // 2, 2)
+            return module(x.reshape(1, batch * seq, heads, self.head_dim)).reshape(x.shape)
+
+
+def vision_row(key, name, head_dim):
+    return Row(LIBRARY, "rope2d", key, name, f"rope2d(d={head_dim},base=10000,layout=interleaved)",
+               (VISION_OWN, VISION_BF16, exact_angle()), lambda: VisionRotary(head_dim),
+               "torchtune/modules/position_embeddings.py: VisionRotaryPositionalEmbeddings")
+
+
 def row(key, name, spec, make, source):
     return Row(LIBRARY, "rope", key, name, spec, COLUMNS, lambda: CachedRotary(make()), source)
 
@@ -97,4 +151,8 @@ def rows():
         row("llama3-scaled/d64-factor32", "Llama3ScaledRoPE(dim=64, base=500000, scale_factor=32) (Llama 3.2 1B)",
             "rope(d=64,base=500000,layout=interleaved,scaling=llama3(factor=32,orig=8192,low=1,high=4))",
             lambda: Llama3ScaledRoPE(dim=64, max_seq_len=1, base=500_000, scale_factor=32), scaled),
+        vision_row("vision-rope/d80", "VisionRotaryPositionalEmbeddings(dim=40) (clip_vision_encoder(embed_dim=1280, "
+                   "num_heads=16, use_rope=True))", 80),
+        vision_row("vision-rope/d64", "VisionRotaryPositionalEmbeddings(dim=32) (clip_vision_encoder(embed_dim=1024, "
+                   "num_heads=16, use_rope=True))", 64),
     ]
