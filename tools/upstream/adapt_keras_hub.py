@@ -1,7 +1,8 @@
 """keras-hub's own positional encodings as peconform.check() callables, on keras's JAX backend.
 
-Adapted: keras_hub.layers.RotaryEmbedding (keras_hub/src/layers/modeling/rotary_embedding.py) and
-keras_hub.layers.SinePositionEncoding (keras_hub/src/layers/modeling/sine_position_encoding.py),
+Adapted: keras_hub.layers.RotaryEmbedding (keras_hub/src/layers/modeling/rotary_embedding.py),
+keras_hub.layers.SinePositionEncoding (keras_hub/src/layers/modeling/sine_position_encoding.py) and
+keras_hub.layers.PositionEmbedding (keras_hub/src/layers/modeling/position_embedding.py),
 keras-hub 0.32.0 on keras 3.15.1 and jax 0.10.2 (CPU). Each callable builds the keras layer with
 the row's configuration and calls it under jax.jit, as keras's JAX trainer and keras-hub's
 generate run it; nothing of the computation is ported. This file only moves arrays between
@@ -21,6 +22,8 @@ What the layers compute (read from the source above, every tensor float32 unless
   (layout=interleaved, power frequencies with d itself in the exponent). The table hf recipe
   (1/powf(base, m/D)) forms them by a reciprocal instead of a rounded 1/base; its bound charges
   both, so it holds keras's.
+- PositionEmbedding: a learned [sequence_length, d] table; with `positions` given, ops.take of
+  its rows (jnp.take), the table cast to the layer's dtype policy.
 
 What XLA's CPU backend adds: it flushes subnormal inputs and results to zero (JAX documents this in
 "The Sharp Bits", docs/notebooks/Common_Gotchas_in_JAX.md: flush-to-zero semantics on some
@@ -116,6 +119,28 @@ class SineTable:
         return np.array(self.table(inputs, positions)[0])  # writable, for DLPack (Rotary.__call__)
 
 
+class LearnedTable:
+    """fn(table, positions, spec) -> [batch, seq, d]: keras_hub.layers.PositionEmbedding with
+    sequence_length the table's rows and its `position_embeddings` weight set to the table, as a
+    checkpoint loads it, called with `positions` under jax.jit. The layer reads only the shape of
+    its input, so a zero input carries [batch, seq, d]."""
+
+    def __init__(self):
+        self.__qualname__ = "keras_hub.layers.PositionEmbedding"
+
+    def __call__(self, table, positions, spec):
+        table = np.asarray(table)
+        rows, d = table.shape
+        layer = keras_hub.layers.PositionEmbedding(sequence_length=rows, dtype=KERAS_DTYPES[spec.dtype])
+        layer.build((None, rows, d))
+        layer.position_embeddings.assign(table)
+        positions = int32_positions(positions)
+        positions = positions.reshape(1, -1) if positions.ndim == 1 else positions
+        inputs = np.zeros((*positions.shape, d), dtype=table.dtype)
+        embedded = jax.jit(lambda inputs, positions: layer(inputs, positions=positions))(inputs, positions)
+        return np.array(embedded)  # writable, for DLPack (Rotary.__call__)
+
+
 def contrast():
     """exact_angle() on NumPy arrays: this environment has no torch."""
     return dataclasses.replace(exact_angle(), array="numpy")
@@ -155,7 +180,16 @@ def rows():
         rotary_row("rotary-d32-features-second", "RotaryEmbedding(sequence_axis=2, feature_axis=1)",
                    "rope(d=32,base=10000,layout=half)",
                    lambda: Rotary(axes=(0, 3, 1, 2), sequence_axis=2, feature_axis=1)),
-    ] + sine_rows()
+    ] + sine_rows() + learned_rows()
+
+
+def learned_rows():
+    columns = (Column("fp32", "", "the table's rows gathered unchanged (jnp.take)", array="numpy"),
+               Column("fp16", "dtype=fp16", "a float16 dtype policy: the table's float16 rows gathered unchanged",
+                      array="numpy"))
+    return [Row(LIBRARY, "learned", f"position-embedding-d{d}", f"PositionEmbedding(sequence_length={rows})",
+                f"learned(d={d},rows={rows})", columns, LearnedTable, SOURCE + "position_embedding.py: PositionEmbedding")
+            for d, rows in ((64, 512), (768, 1024))]
 
 
 def sine_rows():

@@ -20,14 +20,20 @@ its position as that entry's offset, so one call covers any position ids and eac
 reaches the angle as float32(p) (0.0f + float32(offset)); a call over a run of T tokens adds
 float32(t) to float32(offset) instead, which differs from float32(offset + t) past 2^24.
 
+`mlx.nn.ALiBi.create_alibi_matrix` (mlx/nn/layers/positional_encoding.py), the bias `nn.ALiBi`
+adds to the scores: slopes from Python floats (2^(-8/n) powers, float64) made an array of the
+scores' dtype, the distance -|x1 - x2| in int32 from `arange(offset, q)` and `arange(0, k)`, and
+their product in that dtype (int32 times float32 or bf16 promotes to the float).
+
 This file only moves arrays between peconform's [batch, seq, heads, d] torch tensors and mlx and
-calls upstream; nothing of the rotation is ported.
+calls upstream; nothing of the rotation or the bias is ported.
 """
 import functools
 import math
 from fractions import Fraction
 
 import mlx.core as mx
+import mlx.nn
 import numpy as np
 import torch
 
@@ -35,6 +41,7 @@ from rows import Column, Row, exact_angle
 
 LIBRARY = "mlx"
 SOURCE = "mlx/fast.cpp: rope (its fallback, which the CPU build always takes)"
+ALIBI_SOURCE = "mlx/nn/layers/positional_encoding.py: ALiBi.create_alibi_matrix, create_alibi_slope"
 
 # NumPy has no bfloat16, so every dtype crosses between torch and mlx as integers of its width,
 # viewed back on the other side: torch dtype -> (its integer twin in torch, in mlx; mlx's dtype).
@@ -163,6 +170,51 @@ def base_row(key, d, dims, base, traditional):
                functools.partial(FastRope, dims, traditional, 1.0, base=float(base)), SOURCE)
 
 
+class Alibi:
+    """fn(queries, keys, spec) -> [heads, q, k]: ALiBi.create_alibi_matrix(q, k, heads, offset, dtype).
+    mlx's queries run from `offset` and its keys from 0; the campaign's from query_first and
+    key_first, each a run of consecutive positions. The call takes offset = query_first -
+    key_first, so that mlx's int32 x1 - x2 are the campaign's distances."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.__qualname__ = "mlx.nn.ALiBi.create_alibi_matrix"
+
+    def __call__(self, queries, keys, spec):
+        queries = np.asarray(queries, dtype=np.int64).reshape(-1)
+        keys = np.asarray(keys, dtype=np.int64).reshape(-1)
+        for name, run in (("queries", queries), ("keys", keys)):
+            if len(run) and not np.array_equal(run, run[0] + np.arange(len(run))):
+                raise ValueError(f"mlx's ALiBi takes a run of consecutive {name}; got {run[:8]}...")
+        offset = int(queries[0] - keys[0])
+        _, _, mlx_dtype = BITS[self.dtype]
+        bias = mlx.nn.ALiBi.create_alibi_matrix(q_sequence_length=offset + len(queries), k_sequence_length=len(keys),
+                                                num_heads=spec.keys["heads"], offset=offset, dtype=mlx_dtype)
+        return FastRope.from_mlx(bias[0], self.dtype)
+
+
+# Slopes rounded once to the dtype from float64 Python values (slopes=exact); the int32 distance
+# converted to the float and multiplied by the slope there: float32 (fp32-angle), or bf16, where
+# the slope, the distance and the product each round to bf16 (math=storage).
+ALIBI_FP32 = Column("fp32-angle", "precision=fp32-angle,slopes=exact",
+                    "slopes from float64 Python values rounded once to float32, float(-|i-j|) * slope in float32")
+ALIBI_BF16 = Column("bf16", "dtype=bf16,precision=fp32-angle,slopes=exact,math=storage",
+                    "slopes rounded once to bf16, the int32 distance converted to bf16 and the product rounded to "
+                    "bf16 (math=storage)")
+ALIBI_FP16 = Column("fp16", "dtype=fp16,precision=fp32-angle,slopes=exact,math=storage",
+                    "slopes rounded once to fp16, the int32 distance converted to fp16 and the product rounded to "
+                    "fp16 (math=storage)")
+ALIBI_DTYPE_NAMES = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}
+
+
+def alibi_row(heads, dtype, column):
+    name = ALIBI_DTYPE_NAMES[dtype]
+    return Row(LIBRARY, "alibi", f"nn.ALiBi-{heads}-{name}", f"mlx.nn.ALiBi({heads} heads, {name}) (-m|i-j|)",
+               f"alibi(heads={heads})", (column,), functools.partial(Alibi, dtype), ALIBI_SOURCE)
+
+
 def rows():
     return ([row(*configuration) for configuration in CONFIGURATIONS] +
-            [base_row(*configuration) for configuration in BASE_CONFIGURATIONS])
+            [base_row(*configuration) for configuration in BASE_CONFIGURATIONS] +
+            [alibi_row(8, torch.float32, ALIBI_FP32), alibi_row(12, torch.float32, ALIBI_FP32),
+             alibi_row(8, torch.bfloat16, ALIBI_BF16), alibi_row(8, torch.float16, ALIBI_FP16)])

@@ -5,14 +5,16 @@ function (modeling_t5.py T5Attention._relative_position_bucket) and the sinusoid
 (modeling_whisper.py sinusoids), Speech2Text (modeling_speech_to_text.py
 Speech2TextSinusoidalPositionalEmbedding.get_embedding), DistilBERT (modeling_distilbert.py
 create_sinusoidal_embeddings) and Marian (modeling_marian.py
-MarianSinusoidalPositionalEmbedding.create_weight), and the ALiBi biases of Bloom
+MarianSinusoidalPositionalEmbedding.create_weight), XLNet's relative encoding
+(modeling_xlnet.py XLNetModel.relative_positional_encoding, Transformer-XL's), and the ALiBi biases of Bloom
 (modeling_bloom.py build_alibi_tensor) and MPT (modeling_mpt.py build_mpt_alibi_tensor), all
 under transformers/models/ in site-packages.
 
 Nothing of the encodings is ported. The table builders enumerate their own positions 0..n-1, and
 the campaign's reach 2^31: the adapter builds each table over the campaign's positions alone by
 answering the builder's one enumeration of positions (Python's range in DistilBERT and Marian,
-torch.arange in Whisper and Speech2Text) with those positions; every other operation is upstream's.
+torch.arange in Whisper, Speech2Text and XLNet) with those positions; every other operation is
+upstream's.
 
 DistilBERT's and Marian's tables form their angles, sin and cos in NumPy float64 and are held to
 precision=fp64-angle. Bloom's bias is slope times the key's position for every query (alibi
@@ -24,7 +26,7 @@ import contextlib
 import types
 
 import torch
-from transformers import Qwen2VLTextConfig, Qwen3VLTextConfig
+from transformers import Qwen2VLTextConfig, Qwen3VLTextConfig, XLNetConfig, XLNetModel
 from transformers.models.bloom import modeling_bloom
 from transformers.models.distilbert import modeling_distilbert
 from transformers.models.falcon import modeling_falcon
@@ -36,7 +38,7 @@ from transformers.models.speech_to_text import modeling_speech_to_text
 from transformers.models.t5 import modeling_t5
 from transformers.models.whisper import modeling_whisper
 
-from campaign_positions import ArangeGives, PositionCount
+from campaign_positions import ArangeGives, PositionCount, enumerated_once
 from rows import Column, Row, exact_angle
 
 LIBRARY = "transformers"
@@ -217,6 +219,33 @@ def t5_rows():
     ]
 
 
+class XlnetRelative:
+    """fn(distances, spec) -> [rows, d]: XLNetModel.relative_positional_encoding(qlen=1, klen), the
+    [sin..., cos...] table of float32 distances times inv_freq = 1 / torch.pow(10000, arange(0, d,
+    2).float() / d) that XLNet's relative attention reads (its float32 pow and reciprocal: the table
+    hf recipe). It enumerates its distances klen, klen - 1, ..., -qlen + 1 with one torch.arange
+    from klen, answered with the campaign's. XLNet's clamp_len defaults to -1 (no clamp), as
+    xlnet-base-cased's config leaves it; a model with one clamps both signs, where Transformer-XL
+    (the xl family) caps from above only."""
+
+    def __init__(self, d_model):
+        # The encoding reads d_model, attn_type, bi_data and clamp_len; the vocabulary is irrelevant to it.
+        self.model = XLNetModel(XLNetConfig(d_model=d_model, n_layer=1, n_head=12, d_inner=4 * d_model, vocab_size=8))
+        self.__qualname__ = "transformers.XLNetModel.relative_positional_encoding"
+
+    def __call__(self, distances, spec):
+        with torch.no_grad(), ArangeGives(distances) as gives:
+            table = self.model.relative_positional_encoding(qlen=1, klen=gives.count)
+        enumerated_once(gives, "XLNetModel.relative_positional_encoding")
+        return table[:, 0, :]
+
+
+def xl_rows():
+    return [Row(LIBRARY, "xl", "xlnet-relative", "XLNetModel.relative_positional_encoding (xlnet-base-cased, d_model 768)",
+                "xl(d=768,base=10000)", (FP32_HF, exact_angle()), lambda: XlnetRelative(768),
+                "transformers/models/xlnet/modeling_xlnet.py: XLNetModel.relative_positional_encoding, positional_embedding")]
+
+
 def sinusoid_rows():
     exp_log = (FP32_EXP_LOG, exact_angle())
     models = "transformers/models/"
@@ -255,7 +284,7 @@ def alibi_rows():
 
 
 def rows():
-    return mrope_rows() + t5_rows() + sinusoid_rows() + float64_table_rows() + alibi_rows()
+    return mrope_rows() + t5_rows() + sinusoid_rows() + float64_table_rows() + xl_rows() + alibi_rows()
 
 
 def float64_table_rows():

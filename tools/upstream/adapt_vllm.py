@@ -1,9 +1,10 @@
 """vLLM's rotary embeddings as its model code builds and calls them: `get_rope(head_size,
 max_position, is_neox_style, rope_parameters, dtype)` (vllm/model_executor/layers/rotary_embedding/
 __init__.py) picks the class from the config's rope_parameters (`RotaryEmbedding`, llama3, YaRN,
-DeepSeek's YaRN, linear, and `MRotaryEmbedding` for Qwen-VL's sections), and
+DeepSeek's YaRN, linear, Phi-3's LongRoPE and `MRotaryEmbedding` for Qwen-VL's sections), and
 `forward_native(positions, query, key)` is the PyTorch path vLLM runs where no compiled kernel is
-(the PyPI wheel's `vllm._C` is CUDA's; on the CPU vLLM dispatches to forward_native too).
+(the PyPI wheel's `vllm._C` is CUDA's; on the CPU vLLM dispatches to forward_native too; LongRoPE's
+class is a plain module, whose forward is that path).
 
 The module holds a cos/sin cache made at construction from `torch.arange(rows, dtype=torch.float)`:
 rows = max_position (YaRN: original_max_position * factor; linear: max_position * factor, whose
@@ -14,7 +15,11 @@ YaRN's float32 blends on it), the angle one float32 product (einsum), cos and si
 times its float32 attention factor), then the cache cast to the model's dtype. The rotation
 (`ApplyRotaryEmb.forward_static`, or DeepSeek's own) casts cos and sin to x's dtype and forms
 x1 * cos - x2 * sin there: in bf16 both the cache and the arithmetic round to bf16 (cache=storage,
-math=storage).
+math=storage). Phi-3's LongRoPE builds two caches, the short factors' over original_max_position
+rows and the long factors' over max_position rows, each times its attention factor in float32,
+and takes the long one at every position when the model's max_model_len passes
+original_max_position (Phi-3 128k's does): its spec names that length, `len=131072`, so the
+reference takes the long factors everywhere too.
 
 peconform's positions reach 2^31 - 1, and no cache that long fits: the callable builds the module
 with `max_position` the count of the call's distinct positions, answers that one torch.arange
@@ -23,6 +28,10 @@ with `max_position` the count of the call's distinct positions, answers that one
 modules by its arguments, and a count equals any int of its value, so the memo is emptied before
 each build. Everything else is vLLM's own code.
 """
+import json
+import os
+import types
+
 import torch
 import vllm
 from vllm.config import DeviceConfig, VllmConfig, set_current_vllm_config
@@ -35,6 +44,14 @@ LIBRARY = "vllm"
 SOURCE = "vllm/model_executor/layers/rotary_embedding/"
 # A CPU device config: vLLM's custom ops read the current config when they are built.
 CPU_CONFIG = VllmConfig(device_config=DeviceConfig(device="cpu"))
+# Phi-3 mini/vision 128k (fixtures/hf-configs/phi-3-vision-128k-longrope-v5, its text model): LongRoPE
+# reads the model's max_model_len from the current config, which vLLM makes from the checkpoint; this
+# one holds the model's own, 131072 (no checkpoint is at hand to build a whole ModelConfig).
+PHI3_CONFIG_JSON = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "hf-configs",
+                                "phi-3-vision-128k-longrope-v5", "config.json")
+PHI3_MAX_POSITION = 131072
+PHI3_CPU_CONFIG = VllmConfig(device_config=DeviceConfig(device="cpu"))
+object.__setattr__(PHI3_CPU_CONFIG, "model_config", types.SimpleNamespace(max_model_len=PHI3_MAX_POSITION))
 
 FP32 = Column("fp32-angle", "precision=fp32-angle,theta=hf",
               "a float32 model: inv_freq = 1/base**(arange(0,rot,2)/rot) in float32 (theta=hf, llama3's blend as "
@@ -51,6 +68,8 @@ def cache_rows(rope_parameters, count):
     kind = rope_parameters.get("rope_type", "default")
     if kind == "dynamic":
         return DYNAMIC_MAX_POSITION
+    if kind == "longrope":
+        return PHI3_MAX_POSITION
     if "mrope_section" in rope_parameters:
         return count * MROPE_POSITIONS_FACTOR
     if kind in ("yarn", "deepseek_yarn"):
@@ -60,14 +79,19 @@ def cache_rows(rope_parameters, count):
     return None
 
 
+def config_for(rope_parameters):
+    return PHI3_CPU_CONFIG if rope_parameters.get("rope_type") == "longrope" else CPU_CONFIG
+
+
 def built_over(positions, head_size, is_neox_style, rope_parameters, dtype):
     """get_rope's module with one cache row per position of `positions` (int64, 1-D)."""
     rotary_embedding._ROPE_DICT.clear()
     end = cache_rows(rope_parameters, len(positions))
-    # Dynamic NTK forms its base from max_position, so it gets the model's, not the count.
-    dynamic = rope_parameters.get("rope_type") == "dynamic"
-    with set_current_vllm_config(CPU_CONFIG), ArangeGives(positions, end) as gives:
-        max_position = DYNAMIC_MAX_POSITION if dynamic else gives.count
+    # Dynamic NTK forms its base from max_position, and LongRoPE its attention factor: they get the
+    # model's, not the count.
+    model_length = rope_parameters.get("rope_type") in ("dynamic", "longrope")
+    with set_current_vllm_config(config_for(rope_parameters)), ArangeGives(positions, end) as gives:
+        max_position = end if model_length else gives.count
         module = rotary_embedding.get_rope(head_size, max_position, is_neox_style, rope_parameters, dtype)
     enumerated_once(gives, f"{type(module).__name__}._compute_cos_sin_cache")
     return module
@@ -88,11 +112,16 @@ class VllmRotary:
         distinct, rows = distinct_positions(positions, batch, seq, streams)
         rows = rows.reshape(streams, batch * seq) if streams > 1 else rows.reshape(-1)
         module = built_over(distinct, d, self.is_neox_style, self.rope_parameters, x.dtype)
-        with torch.no_grad(), set_current_vllm_config(CPU_CONFIG):
-            # [tokens, heads, d], as vLLM's attention layers hand queries over; DeepSeek's class rotates
-            # a key with every query (it asserts one): x serves as both.
-            tokens = x.reshape(batch * seq, heads, d)
-            query, _ = module.forward_native(rows, tokens, tokens.clone())
+        with torch.no_grad(), set_current_vllm_config(config_for(self.rope_parameters)):
+            # DeepSeek's and LongRoPE's classes rotate a key with every query (they assert one): x
+            # serves as both. LongRoPE's is a plain module, whose forward takes [tokens, heads * d]
+            # and views the heads itself; the others' forward_native takes [tokens, heads, d].
+            if hasattr(module, "forward_native"):
+                tokens = x.reshape(batch * seq, heads, d)
+                query, _ = module.forward_native(rows, tokens, tokens.clone())
+            else:
+                tokens = x.reshape(batch * seq, heads * d)
+                query, _ = module(rows, tokens, tokens.clone())
         return query.reshape(batch, seq, heads, d)
 
 
@@ -120,6 +149,28 @@ DYNAMIC_MAX_POSITION = 8192
 DYNAMIC_2 = {"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0, "max_trained_positions": 4096}
 # get_rope's default: MRotaryEmbedding's cache has max_position * this many rows.
 MROPE_POSITIONS_FACTOR = 4
+
+
+def phi3_longrope_parameters():
+    """The rope fields of the Phi-3 128k config as vLLM reads them (rope_parameters, with the model's
+    original_max_position_embeddings)."""
+    with open(PHI3_CONFIG_JSON) as config_file:
+        config = json.load(config_file)
+    return dict(config["rope_parameters"], original_max_position_embeddings=config["original_max_position_embeddings"])
+
+
+def decimals(values):
+    return "[" + ",".join(repr(float(value)) for value in values) + "]"
+
+
+def phi3_longrope_spec():
+    """rope(d=96, ...) with LongRoPE's lists as the config gives them, at len=131072: the model's
+    max_model_len, past the original length, so the long factors everywhere."""
+    parameters = phi3_longrope_parameters()
+    return (f"rope(d=96,base=10000,layout=half,scaling=longrope(factor=32,orig=4096,short={decimals(parameters['short_factor'])},"
+            f"long={decimals(parameters['long_factor'])},len={PHI3_MAX_POSITION}))")
+
+
 # The rope fields of Qwen2-VL-7B-Instruct's and Qwen3-VL-8B-Instruct's config.json.
 QWEN2_VL = {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [16, 24, 24]}
 QWEN3_VL = {"rope_type": "default", "rope_theta": 5000000.0, "mrope_section": [24, 20, 20], "mrope_interleaved": True}
@@ -161,4 +212,7 @@ def rows():
         row("linear/d128-factor4", "get_rope(128, rope_type=linear, factor=4)",
             "rope(d=128,base=10000,layout=half,scaling=linear(factor=4))", True, LINEAR_4,
             "linear_scaling_rope.py: LinearScalingRotaryEmbedding"),
+        row("longrope/phi-3-128k", "get_rope(96, max_position=131072, rope_type=longrope) (Phi-3 128k, max_model_len 131072)",
+            phi3_longrope_spec(), True, phi3_longrope_parameters(),
+            "phi3_long_rope_scaled_rope.py: Phi3LongRoPEScaledRotaryEmbedding"),
     ]

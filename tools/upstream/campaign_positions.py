@@ -6,7 +6,8 @@ torch.arange(count) call whose end is the count object it hands out returns the 
 positions instead (in the dtype and on the device asked for); every other torch call runs as
 written, so everything upstream does with the positions is upstream's own arithmetic. The count
 is an int of its own type and is matched by identity, so an arange of the same length elsewhere
-(over the channels, say) is never answered. A builder that computes its length from other numbers
+(over the channels, say) is never answered; it is matched as the first argument too, where the
+builder counts down from it (XLNet's arange(klen, -qlen, -1)). A builder that computes its length from other numbers
 (vLLM's YaRN cache has original_max_position * factor rows, its linear one count * factor) is
 answered at the one torch.arange whose only argument equals the `end` the caller names.
 """
@@ -31,11 +32,11 @@ class ArangeGives(TorchFunctionMode):
         self.answered = 0
 
     def enumerates_positions(self, args):
-        if len(args) != 1:
+        if not args:
             return False
         if self.end is None:
             return args[0] is self.count
-        return not isinstance(args[0], torch.Tensor) and args[0] == self.end
+        return len(args) == 1 and not isinstance(args[0], torch.Tensor) and args[0] == self.end
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}

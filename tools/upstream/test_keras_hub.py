@@ -1,7 +1,8 @@
 """The keras-hub adapters move arrays between peconform's layout and the axes each layer is told
 about, and pass the positions and the dtype through: their output equals a NumPy float64
 computation from the hand-read spec (rotate_half with the layer's own float32 frequencies; the
-interleaved sinusoid table from its definition). Runs in the keras-hub virtual environment:
+interleaved sinusoid table from its definition; the learned table's rows at the positions, bit
+for bit). Runs in the keras-hub virtual environment:
 `PYTHONPATH=build/release/python:tools/upstream python -m pytest tools/upstream/test_keras_hub.py`.
 """
 import os
@@ -109,3 +110,14 @@ def test_an_fp16_call_rounds_each_step_in_fp16(row):
     y = fn(x, positions, spec)
     assert y.dtype == np.float16
     assert (y != fn(x.astype(np.float32), positions, spec_of(row, "fp32")).astype(np.float16)).any()
+
+
+@pytest.mark.parametrize("dtype", ["fp32", "fp16"])
+@pytest.mark.parametrize("row", [r for r in adapt_keras_hub.rows() if r.family == "learned"], ids=lambda r: r.key)
+def test_learned_table_gives_the_rows_at_each_position(row, dtype):
+    spec = spec_of(row, dtype)
+    rows = spec.keys["rows"]
+    table = np.random.default_rng(4).uniform(-2, 2, size=(rows, spec.d)).astype(NUMPY_DTYPES[dtype])
+    positions = np.array([[0, rows - 1, 5, 5, rows // 2], [rows - 2, 1, 0, 7, 3]], dtype=np.int64)
+    embedded = row.kernel()(table, positions, spec)
+    assert embedded.dtype == table.dtype and np.array_equal(embedded, table[positions])

@@ -2,7 +2,9 @@
 rotation built from its spec (pairing, rotary dims, the frequencies it lists) at the float32
 angles fl(fl(p) theta_f), theta_f the listed frequency correctly rounded; one call with a
 per-token offset equals mlx's ordinary call over a run of positions; and each spec's frequencies
-are exactly scale / period for the float32 periods the adapter hands mlx.
+are exactly scale / period for the float32 periods the adapter hands mlx. The ALiBi rows give
+fl(float32(-|i - j|) * float32 slope) for runs of queries and keys anywhere in int32, with the
+slopes of the ALiBi paper correctly rounded, and refuse positions that are not a run.
 
     cd tools/upstream && PYTHONPATH=../../build/release/python:. python -m pytest -q test_mlx.py
 """
@@ -17,7 +19,7 @@ torch = pytest.importorskip("torch")
 
 import adapt_mlx  # noqa: E402
 
-ROWS = [row for row in adapt_mlx.rows() if row.columns is not adapt_mlx.BASE_COLUMNS]
+ROWS = [row for row in adapt_mlx.rows() if row.family == "rope" and row.columns is not adapt_mlx.BASE_COLUMNS]
 BASE_ROWS = [row for row in adapt_mlx.rows() if row.columns is adapt_mlx.BASE_COLUMNS]
 POSITIONS = [0, 1, 7, 4095, 4096, 100000, 2**24 + 1, 2**31 - 1]
 BATCH, HEADS = 2, 3
@@ -140,3 +142,25 @@ def test_low_precision_calls_round_each_step_in_their_dtype(row, dtype):
     y = kernel(x, torch.tensor(POSITIONS), None)
     assert y.dtype == dtype
     assert (y != kernel(x.float(), torch.tensor(POSITIONS), None).to(dtype)).any()
+
+
+def alibi_slopes(heads):
+    """The ALiBi paper's slopes for `heads` (a power of two here): 2^(-8 h / heads), h = 1..heads."""
+    return np.array([2.0 ** (-8.0 * h / heads) for h in range(1, heads + 1)])
+
+
+@pytest.mark.parametrize("heads", [8, 16])
+@pytest.mark.parametrize("query_first,key_first", [(0, 0), (5, 900), (70000, 3), (2**31 - 40, 0), (0, 2**31 - 40)])
+def test_alibi_is_the_float32_product_of_distance_and_slope(heads, query_first, key_first):
+    queries = np.arange(query_first, query_first + 30)
+    keys = np.arange(key_first, key_first + 40)
+    bias = adapt_mlx.Alibi(torch.float32)(queries, keys, type("Spec", (), {"keys": {"heads": heads}})()).numpy()
+    distance = -np.abs(queries[:, None] - keys[None, :]).astype(np.float32)
+    want = distance[None, :, :] * alibi_slopes(heads).astype(np.float32)[:, None, None]
+    assert bias.dtype == np.float32 and np.array_equal(bias, want)
+
+
+def test_alibi_refuses_positions_that_are_not_a_run():
+    spec = type("Spec", (), {"keys": {"heads": 8}})()
+    with pytest.raises(ValueError, match="consecutive queries"):
+        adapt_mlx.Alibi(torch.float32)(np.array([0, 2, 3]), np.arange(4), spec)

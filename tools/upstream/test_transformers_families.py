@@ -138,6 +138,27 @@ def test_float32_geometric_tables_hold_their_positions_and_layout(key):
     assert np.all(np.abs(got - half_table(angles, d % 2)) <= tolerance)
 
 
+def test_xlnet_table_is_the_modules_own_over_its_own_distances():
+    """Over the distances XLNet enumerates itself (klen down to -qlen + 1), the adapter's table is
+    the module's, bit for bit."""
+    fn = row("xlnet-relative").kernel()
+    own = fn.model.relative_positional_encoding(qlen=5, klen=7)[:, 0, :]
+    assert torch.equal(fn(torch.arange(7, -5, -1), spec_of("xlnet-relative")), own)
+
+
+def test_xlnet_table_holds_signed_distances_to_2_31():
+    """[sin..., cos...] of distance·10000^(-2i/d) at distances of either sign up to 2^31 - 1: the
+    hf table recipe's float32 frequency within 6 u (the exponent's division, pow's ulp, the
+    reciprocal), the distance and the product one rounding each, sin and cos 2 ulps."""
+    distances = np.array([-2**31 + 1, -70000, -3, 0, 5, 4097, 2**24 + 3, 2**31 - 1], dtype=np.int64)
+    got = row("xlnet-relative").kernel()(torch.from_numpy(distances), spec_of("xlnet-relative")).numpy()
+    exponents = np.arange(0, 768, 2) / 768
+    angles = distances[:, None].astype(np.float64) * np.exp(-exponents * math.log(10000))[None, :]
+    tolerance = 8 * U32 * np.abs(np.concatenate([angles, angles], axis=1)) + 2 * 2 * U32
+    assert got.shape == (len(distances), 768)
+    assert np.all(np.abs(got - half_table(angles, 0)) <= tolerance)
+
+
 def power_angles(positions, d):
     """p·10000^(-2⌊j/2⌋/d) for every column j (the exponent with d itself, as both builders form it)."""
     exponents = 2 * (np.arange(d) // 2) / d

@@ -3,7 +3,8 @@ rotation of the spec's pairs ((i, i + rot/2) for neox style, (2i, 2i+1) for GPT-
 past rot passed through) by the cache rows of each token's position, at positions past 2^24 and
 up to 2^31 - 1 too, and for the rows without a plan those rows are the cos and sin of float32
 angles formed from vLLM's own frequencies; the cache built over chosen positions holds, bit for
-bit, the rows vLLM's own full cache holds at them (default, llama3, YaRN and linear); and a second
+bit, the rows vLLM's own full cache holds at them (default, llama3, YaRN, linear and LongRoPE's long
+cache, which Phi-3 128k takes below the original length too); and a second
 call of the same count at other positions gets its own cache, not get_rope's memoised one. Run in the vllm upstream
 venv: `python -m pytest tools/upstream/test_vllm.py`.
 """
@@ -55,6 +56,13 @@ def rotation_by(x, cos, sin, rot, neox):
     return y
 
 
+def cache_of(module):
+    """The cos/sin rows a token's row index reaches: LongRoPE's long cache, past its short one."""
+    if hasattr(module, "long_short_cos_sin_cache"):
+        return module.long_short_cos_sin_cache[module.original_max_position_embeddings:]
+    return module.cos_sin_cache
+
+
 @pytest.mark.parametrize("row", [row for row in adapt_vllm.rows() if row.family == "rope"], ids=lambda r: r.key)
 def test_rotates_the_specs_pairs_at_any_position(row):
     fn = row.kernel()
@@ -66,7 +74,7 @@ def test_rotates_the_specs_pairs_at_any_position(row):
     # One position row for the whole batch, as peconform may pass it; the adapter broadcasts it.
     y = fn(torch.from_numpy(x), torch.from_numpy(positions[None, :]), None).numpy()
     module = adapt_vllm.built_over(torch.from_numpy(positions), d, fn.is_neox_style, fn.rope_parameters, torch.float32)
-    cos, sin = (half.numpy().astype(np.float64) for half in module.cos_sin_cache.chunk(2, dim=-1))
+    cos, sin = (half.numpy().astype(np.float64) for half in cache_of(module).chunk(2, dim=-1))
     want = rotation_by(x, cos, sin, rot, "half" in row.spec)
     assert y.shape == x.shape and y.dtype == np.float32
     np.testing.assert_allclose(y, want, rtol=0, atol=TOLERANCE)
@@ -108,6 +116,19 @@ def test_cache_over_chosen_positions_holds_the_full_cache_rows():
             full = rotary_embedding.get_rope(64, max_position, True, parameters, torch.float32)
         rebuilt = adapt_vllm.built_over(chosen, 64, True, parameters, torch.float32)
         assert torch.equal(rebuilt.cos_sin_cache, full.cos_sin_cache[chosen])
+
+
+def test_longrope_cache_over_chosen_positions_holds_the_full_long_cache_rows():
+    """Phi-3 128k at max_model_len 131072: the rebuilt long cache holds the full one's rows, and
+    positions below the original 4096 take those long rows, not the short cache's."""
+    parameters = adapt_vllm.phi3_longrope_parameters()
+    chosen = torch.tensor([0, 3, 4095, 4096, 70000, 131071])
+    rotary_embedding._ROPE_DICT.clear()
+    with adapt_vllm.set_current_vllm_config(adapt_vllm.PHI3_CPU_CONFIG):
+        full = rotary_embedding.get_rope(96, adapt_vllm.PHI3_MAX_POSITION, True, parameters, torch.float32)
+    rebuilt = adapt_vllm.built_over(chosen, 96, True, parameters, torch.float32)
+    assert torch.equal(cache_of(rebuilt), cache_of(full)[chosen])
+    assert not torch.equal(cache_of(rebuilt)[:3], full.long_short_cos_sin_cache[chosen[:3]])
 
 
 def test_each_call_builds_its_own_cache():
