@@ -370,6 +370,34 @@ template <class Real> Real float64_table_theta_error(const Spec& spec, int index
   return exp(4 * x * u + e * u) * (1 + 2 * u) * (1 + u) * (1 + u) - 1;
 }
 
+// Sinusoid tables under theta=mlx, as mlx.nn.SinusoidalPositionalEncoding(dims, min_freq=1/base,
+// max_freq=1) forms them (mlx/nn/layers/positional_encoding.py; freq=geometric, h = d/2 pairs):
+//   one_zero = 1 - fl(k / (h - 1)), sigma = exp(fl(fl(one_zero * C_f) + L_f))
+// with L = ln(min_freq) a Python float (min_freq the double nearest 1/base, ln within 2^-52),
+// C = ln(max_freq) - L = -L exactly, each cast to float32 (C_f = -L_f), and mlx's exp charged one
+// ulp (2u) as under the rotary mlx recipe. The exponent's error is absolute, not relative to it:
+// with t = k / (h - 1) and Lambda = ln(base), |one_zero - (1 - t)| <= u (1 + u) (the quotient's
+// rounding and, below 1/2, the difference's), |C_f - Lambda| <= dC = Lambda (u + 2^-52)(1 + u) +
+// 2^-53 (1 + u) (min_freq's rounding moves ln by 2^-53), and the exponent -t Lambda is missed by
+//   A = (one_zero C_f) u + u (1 + u) C_f + t dC   before its sum rounds,  then (1 + u) A + u t Lambda.
+// sigma is off by the factor exp(that) (1 + 2u); the angle fl(fl(p) sigma_f) adds two roundings.
+// sigma_0 = exp(fl(C_f + L_f)) = exp(0) = 1 exactly: the angle is fl(p).
+template <class Real> Real mlx_table_theta_error(const Spec& spec, int index) {
+  using std::abs, std::exp, std::ldexp, std::log;
+  const Real u = ldexp(Real(1), -24);
+  const Real position = 1 + u;
+  const int pairs = spec.d / 2;
+  if (index == 0 || pairs < 2) return position - 1;
+  const Real t = Real(index) / Real(pairs - 1);
+  const Real lambda = abs(log(Real(spec.base.to_double())));
+  const Real span_error = lambda * (u + ldexp(Real(1), -52)) * (1 + u) + ldexp(Real(1), -53) * (1 + u);
+  const Real span = lambda + span_error;  // C_f at most
+  const Real one_zero = 1 - t + u * (1 + u);
+  const Real before_sum = one_zero * span * u + u * (1 + u) * span + t * span_error;
+  const Real exponent_error = (1 + u) * before_sum + u * t * lambda;
+  return position * exp(exponent_error) * (1 + 2 * u) * (1 + u) - 1;
+}
+
 template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
   using std::abs, std::exp, std::ldexp, std::log, std::pow;
   const Real u = ldexp(Real(1), -24);
@@ -428,6 +456,7 @@ template <class Real> Real theta_recipe_error(const Spec& spec, int index) {
       return running * divided * scaled - 1;
     }
     case ThetaRecipe::mlx: {
+      if (spec.family == Family::sinusoidal) return mlx_table_theta_error<Real>(spec, index);
       if (index == 0) return position - 1;
       const int half = n / 2;
       const Real step = Real(index) / Real(half);  // x = -step ln(base)

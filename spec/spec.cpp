@@ -533,11 +533,19 @@ void validate(const Spec& spec) {
     // ggml's running product or mlx's exp, sinusoid tables by powf (hf) or by exp of a multiple of
     // -ln(base)/m (exp-log).
     const bool table = spec.family == Family::sinusoidal || spec.family == Family::xl;
-    const bool table_recipe = spec.theta == ThetaRecipe::hf || spec.theta == ThetaRecipe::exp_log;
+    // mlx.nn.SinusoidalPositionalEncoding's table: geometric frequencies, [sin, cos] in halves, even d.
+    const bool mlx_table = spec.theta == ThetaRecipe::mlx && spec.family == Family::sinusoidal;
+    if (mlx_table && (spec.freq != FrequencyRule::geometric || spec.layout != Layout::half || spec.d % 2 != 0))
+      invalid(spec, fmt::format("theta=mlx forms a sinusoid table as mlx.nn.SinusoidalPositionalEncoding does: freq=geometric, "
+                                "layout=half and an even d; found freq={}, layout={}, d={}",
+                                name_of(spec.freq), name_of(spec.layout), spec.d));
+    const bool table_recipe = spec.theta == ThetaRecipe::hf || spec.theta == ThetaRecipe::exp_log || mlx_table;
     const bool rotary_recipe = spec.theta != ThetaRecipe::exp_log;
     if (!(table ? table_recipe : rotary_recipe))
       invalid(spec, fmt::format("theta={} is not a {} recipe; {} takes theta={}", name_of(spec.theta),
-                                table ? "table" : "rotary", family_name(spec.family), table ? "exact, hf or exp-log" : "exact, hf, meta, ggml or mlx"));
+                                table ? "table" : "rotary", family_name(spec.family),
+                                !table ? "exact, hf, meta, ggml or mlx"
+                                : spec.family == Family::sinusoidal ? "exact, hf, exp-log or mlx" : "exact, hf or exp-log"));
   }
   // Only tables are built in float64 by the libraries this class describes (NumPy's tables in
   // transformers' DistilBERT and Marian); a rotary kernel's float64 angle has no recipe here.

@@ -42,8 +42,9 @@ enum class PrecisionClass { exact_angle, fp32_angle, lowp_cache, fp64_angle };
 // (exact); for rotary families Hugging Face's and Meta's 1/base^(2i/d) through float32 pow (hf,
 // meta), ggml's running product theta *= base^(-2/d) (ggml) or mlx's exp(-k * (logf(base)/(d/2)))
 // through its own float32 exp (mlx); for sinusoid tables 1/powf(base, m/D) (hf: timm's; its bound
-// holds keras-hub's and x-transformers' powf forms too) or exp(k * (-ln(base)/m)) in float32, the
-// PyTorch tutorial's, fairseq's and tensor2tensor's (exp_log).
+// holds keras-hub's and x-transformers' powf forms too), exp(k * (-ln(base)/m)) in float32, the
+// PyTorch tutorial's, fairseq's and tensor2tensor's (exp_log), or mlx.nn.SinusoidalPositionalEncoding's
+// exp of a float32 interpolation between ln(1/base) and 0 (mlx).
 // Values are the kernel ABI's pec_theta_recipe (include/peconform/kernel_abi.h), so mlx comes last.
 enum class ThetaRecipe { exact, hf, meta, ggml, exp_log, mlx };
 // Where a rotary kernel rounds (docs/precision.md, `cache` and `math`). cache: cos and sin (times the
@@ -152,7 +153,8 @@ Dtype dtype_named(std::string_view text, std::string_view what);
 PrecisionClass precision_named(std::string_view text, std::string_view what);
 RoundsIn rounds_in_named(std::string_view text, std::string_view what);
 // The float32 theta recipes (docs/precision.md, `theta`) a spec's family and plan take under fp32-angle, in
-// enum order: sinusoid tables exact, hf and exp-log; rotary families exact, hf, meta, ggml and mlx with
+// enum order: sinusoid tables exact, hf and exp-log (a sinusoidal spec may name mlx too, which the
+// campaign draws only where --spec or a kernel's pattern names it); rotary families exact, hf, meta, ggml and mlx with
 // no plan, exact, hf, meta and ggml with linear, and with yarn in the form ggml takes (truncate, no attention keys, factor >= 1;
 // exact, hf and meta with any other yarn, proportional, llama3 and longrope); exact and hf
 // with dynamic; exact and ggml with custom(factors=...), exact alone with custom(freqs=...);

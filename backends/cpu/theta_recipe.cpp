@@ -169,6 +169,19 @@ std::vector<double> float32_table_theta(const Spec& spec, const std::vector<Quad
     for (const Quad value : exact_theta) theta.push_back(static_cast<float>(value));
     return theta;
   }
+  if (spec.theta == ThetaRecipe::mlx) {
+    // mlx.nn.SinusoidalPositionalEncoding(min_freq=1/base, max_freq=1): exp(fl(fl((1 - fl(k/(h-1))) * C) + L))
+    // with L = ln(min_freq) a double, C = ln(1) - L, each cast to float32, and mlx's own exp.
+    const double log_min = std::log(1.0 / spec.base.to_double());
+    const float span = static_cast<float>(0.0 - log_min), low = static_cast<float>(log_min);
+    const std::size_t pairs = exact_theta.size();
+    for (std::size_t k = 0; k < pairs; ++k) {
+      const float one_zero = pairs < 2 ? 1.0f : 1.0f - static_cast<float>(k) / static_cast<float>(pairs - 1);
+      const float scaled = one_zero * span;
+      theta.push_back(mlx_exp(scaled + low));
+    }
+    return theta;
+  }
   // theta_k = base^(-m_k/D), m_k and D as table_exponent gives them.
   const bool hf = spec.theta == ThetaRecipe::hf;
   const Quad base = quad_of(spec.base);

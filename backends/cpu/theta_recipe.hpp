@@ -29,8 +29,10 @@ struct Float32Theta {
 Float32Theta float32_theta(const Spec& spec, const std::vector<Quad>& exact_theta, int dims, std::int64_t sequence_length);
 
 // A sinusoid table's float32 theta_k (held in double) as the spec's `theta` recipe forms it:
-// `exact_theta` rounded once (exact), or exp(m_k * (-ln(base)/D)) in float32 (exp-log: the
-// PyTorch tutorial's div_term, fairseq's and tensor2tensor's inv_timescales).
+// `exact_theta` rounded once (exact), 1 / powf(base, m_k/D) (hf), exp(m_k * (-ln(base)/D)) in
+// float32 (exp-log: the PyTorch tutorial's div_term, fairseq's and tensor2tensor's
+// inv_timescales), or mlx.nn.SinusoidalPositionalEncoding's exp of a float32 interpolation
+// between ln(1/base) and 0 (mlx).
 std::vector<double> float32_table_theta(const Spec& spec, const std::vector<Quad>& exact_theta);
 
 // Under fp64-angle, a sinusoid table's divisors b^(m_k/D) for k < count, in float64 as NumPy forms

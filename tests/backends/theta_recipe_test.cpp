@@ -167,6 +167,32 @@ TEST(ThetaRecipe, MlxFormsThetaByItsOwnExpAsMlxDoes) {
   }
 }
 
+// mlx 0.32.4's nn.SinusoidalPositionalEncoding(dims, min_freq=1/base, max_freq=1)._sigmas, printed
+// from mlx: pairs 0, 1, 2, 3, h/2 and h - 1, bit for bit (the float32 interpolation of ln(min_freq)
+// and mlx's own exp).
+TEST(ThetaRecipe, MlxTablesFormThetaAsMlxsSinusoidalEncodingDoes) {
+  struct Printed {
+    int d;
+    const char* base;
+    float theta[6];
+  };
+  const Printed printed[] = {
+      {64, "10000", {1.0f, 0x1.7c65c8p-1f, 0x1.1a9f28p-1f, 0x1.a3f49ap-2f, 0x1.1a71e6p-7f, 0x1.a36e34p-14f}},
+      {320, "9441", {1.0f, 0x1.e35beep-1f, 0x1.c85204p-1f, 0x1.aecb50p-1f, 0x1.47ac50p-7f, 0x1.bc43d6p-14f}},
+      {768, "1000000", {1.0f, 0x1.eddc42p-1f, 0x1.dc5d0ap-1f, 0x1.cb7c84p-1f, 0x1.01755ep-10f, 0x1.0c6f80p-20f}},
+  };
+  for (const Printed& row : printed) {
+    const Spec spec = Spec::parse(
+        fmt::format("sinusoidal(d={},base={},layout=half,freq=geometric,precision=fp32-angle,theta=mlx)", row.d, row.base));
+    const std::vector<double> theta = float32_table_theta(spec, sinusoid_frequencies(spec));
+    const int pairs = row.d / 2;
+    const int chosen[6] = {0, 1, 2, 3, pairs / 2, pairs - 1};
+    for (int i = 0; i < 6; ++i)
+      EXPECT_EQ(theta.at(static_cast<std::size_t>(chosen[i])), static_cast<double>(row.theta[i]))
+          << "d " << row.d << " base " << row.base << " pair " << chosen[i];
+  }
+}
+
 // The angle fl(fl(p) theta_f) from mlx's theta stays within theta=mlx's bound, and the bound is
 // tight: below 2^24, where the position is exact, some pair's angle past pair 0 (theta_0 = 1
 // exactly) reaches a tenth of it.

@@ -31,8 +31,8 @@ struct Sweep {
 };
 
 // How the emulated kernel forms theta_k: rounded once (the exact recipe), exp-log as upstream,
-// or exp-log with the frequency buffer cast to bf16.
-enum class TableKernel { rounded, exp_log, exp_log_bf16 };
+// exp-log with the frequency buffer cast to bf16, or as mlx.nn.SinusoidalPositionalEncoding.
+enum class TableKernel { rounded, exp_log, exp_log_bf16, mlx };
 
 // theta_k = exp(m_k * step) in float32, step = (float)(-ln(base) / divisor), as the PyTorch
 // tutorial's div_term (power: m_k = 2k over d) and fairseq's and tensor2tensor's inv_timescales
@@ -40,6 +40,17 @@ enum class TableKernel { rounded, exp_log, exp_log_bf16 };
 float exp_log_theta(const std::string& base, int multiple, int divisor) {
   const float step = static_cast<float>(-std::log(std::stod(base)) / divisor);
   return std::exp(static_cast<float>(multiple) * step);
+}
+
+// mlx.nn.SinusoidalPositionalEncoding(2 pairs, min_freq=1/base, max_freq=1): one_zero = 1 - k/(pairs - 1)
+// in float32, times the float32 of ln(max) - ln(min), plus the float32 of ln(min) (both Python floats),
+// then exp in float32 (mlx's is within an ulp of it).
+float mlx_table_theta(const std::string& base, int k, int pairs) {
+  const double log_min = std::log(1.0 / std::stod(base));
+  const float span = static_cast<float>(0.0 - log_min), low = static_cast<float>(log_min);
+  const float one_zero = pairs < 2 ? 1.0f : 1.0f - static_cast<float>(k) / static_cast<float>(pairs - 1);
+  const float scaled = one_zero * span;
+  return std::exp(scaled + low);
 }
 
 // Every (sin, cos) entry of the half-layout table at kPositions as `kernel` computes it (the
@@ -53,7 +64,9 @@ Sweep sweep_table(const Spec& spec, const std::string& base, TableKernel kernel)
   for (int k = 0; k < pairs; ++k) {
     const int multiple = geometric ? k : 2 * k;
     const Wide theta = exp(-Wide(multiple) * log(Wide(base.c_str())) / Wide(divisor));
-    float theta_f = kernel == TableKernel::rounded ? static_cast<float>(theta) : exp_log_theta(base, multiple, divisor);
+    float theta_f = kernel == TableKernel::rounded ? static_cast<float>(theta)
+                    : kernel == TableKernel::mlx   ? mlx_table_theta(base, k, pairs)
+                                                   : exp_log_theta(base, multiple, divisor);
     if (kernel == TableKernel::exp_log_bf16) theta_f = round_to_bf16(theta_f);
     const Wide growth = angle_growth<Wide>(spec, k);
     for (const std::int64_t p : kPositions) {
@@ -108,6 +121,29 @@ TEST(TableRecipe, SinusoidEmulationsConformToTheirOwnRecipe) {
   EXPECT_GE(rounded.worst_ratio, 0.1) << "exact's bound is loose";
   EXPECT_GT(exp_log_beyond_exact, 0u) << "exp-log needs its own bound";
   EXPECT_GT(bf16_beyond * 4, bf16_checked) << "a bf16 frequency must break exp-log's bound";
+}
+
+// theta=mlx: mlx's table holds its own bound tightly; exp-log's bound, which charges the exponent's
+// error relative to the exponent, does not hold it (its exponent is a float32 sum of two terms near
+// +-ln(base), off by a few u ln(base) whatever k); and a bf16-cast frequency would break it too.
+TEST(TableRecipe, MlxSinusoidsConformToTheirOwnRecipe) {
+  Sweep mlx;
+  std::uint64_t beyond_exp_log = 0;
+  for (const int d : {2, 4, 64, 320, 768}) {
+    for (const std::string base : {"10000", "9441", "100", "1000000"}) {
+      const Spec own = table_spec(d, base, "geometric", "mlx");
+      const Sweep sweep = sweep_table(own, base, TableKernel::mlx);
+      EXPECT_EQ(sweep.beyond, 0u) << "mlx d " << d << " base " << base << ": worst " << sweep.worst_ratio;
+      mlx.worst_ratio = std::max(mlx.worst_ratio, sweep.worst_ratio);
+      beyond_exp_log += sweep_table(table_spec(d, base, "geometric", "exp-log"), base, TableKernel::mlx).beyond;
+    }
+  }
+  std::cout << "theta=mlx tables: worst error / bound " << mlx.worst_ratio << "; past exp-log's bound at " << beyond_exp_log
+            << " entries\n";
+  EXPECT_GE(mlx.worst_ratio, 0.1) << "theta=mlx's table bound is loose";
+  EXPECT_GT(beyond_exp_log, 0u) << "mlx's tables need their own bound";
+  // theta_0 = exp(C_f + L_f) = exp(0) = 1: only the position rounds.
+  EXPECT_EQ(theta_recipe_error<double>(table_spec(64, "10000", "geometric", "mlx"), 0), 0x1p-24);
 }
 
 // How a float64 table forms theta_k's angle: NumPy's p / np.power(base, m_k / D) (DistilBERT's

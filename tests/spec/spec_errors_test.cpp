@@ -104,8 +104,15 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("rope(d=8,precision=fp32-angle,theta=ggml,scaling=proportional(factor=1,pairs=2))",
                   {"theta=ggml", "no zero frequency"});
   expect_rejected("sinusoidal(d=8,precision=fp32-angle,theta=ggml)",
-                  {"theta=ggml is not a table recipe", "sinusoidal takes theta=exact, hf or exp-log"});
-  expect_rejected("xl(d=8,precision=fp32-angle,theta=mlx)", {"theta=mlx is not a table recipe", "xl takes theta=exact, hf or exp-log"});
+                  {"theta=ggml is not a table recipe", "sinusoidal takes theta=exact, hf, exp-log or mlx"});
+  expect_rejected("xl(d=8,precision=fp32-angle,theta=mlx)",
+                  {"theta=mlx is not a table recipe", "xl takes theta=exact, hf or exp-log"});
+  // mlx.nn.SinusoidalPositionalEncoding's table: geometric frequencies in halves, an even d.
+  EXPECT_NO_THROW(Spec::parse("sinusoidal(d=320,base=10000,layout=half,freq=geometric,precision=fp32-angle,theta=mlx)"));
+  expect_rejected("sinusoidal(d=8,layout=half,precision=fp32-angle,theta=mlx)",
+                  {"theta=mlx forms a sinusoid table as mlx.nn.SinusoidalPositionalEncoding does", "freq=power"});
+  expect_rejected("sinusoidal(d=8,layout=interleaved,freq=geometric,precision=fp32-angle,theta=mlx)", {"layout=interleaved"});
+  expect_rejected("sinusoidal(d=9,layout=half,freq=geometric,precision=fp32-angle,theta=mlx)", {"d=9"});
   expect_rejected("rope(d=8,precision=fp32-angle,theta=exp-log)",
                   {"theta=exp-log is not a rotary recipe", "rope takes theta=exact, hf, meta, ggml or mlx"});
   expect_rejected("xl(d=7)", {"d=7 is odd but xl concatenates d/2 sines and d/2 cosines"});

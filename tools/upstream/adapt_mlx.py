@@ -20,7 +20,14 @@ its position as that entry's offset, so one call covers any position ids and eac
 reaches the angle as float32(p) (0.0f + float32(offset)); a call over a run of T tokens adds
 float32(t) to float32(offset) instead, which differs from float32(offset + t) past 2^24.
 
-`mlx.nn.ALiBi.create_alibi_matrix` (mlx/nn/layers/positional_encoding.py), the bias `nn.ALiBi`
+`mlx.nn.SinusoidalPositionalEncoding` (mlx/nn/layers/positional_encoding.py) with max_freq=1 and
+scale=1: sigma_k = exp((1 - k/(h-1)) * (ln max - ln min) + ln min), each operation in float32
+from the Python floats ln(min_freq) and ln(max_freq) - ln(min_freq), through mlx's exp; the table
+[sin(p sigma), cos(p sigma)] (or cos first), the position an int32 promoted to float32: the
+sinusoidal family's geometric table of base 1/min_freq under theta=mlx. Its default scale
+sqrt(2/dims) is an amplitude the sinusoidal family has no key for, so the rows pass scale=1.0.
+
+`mlx.nn.ALiBi.create_alibi_matrix` (same file), the bias `nn.ALiBi`
 adds to the scores: slopes from Python floats (2^(-8/n) powers, float64) made an array of the
 scores' dtype, the distance -|x1 - x2| in int32 from `arange(offset, q)` and `arange(0, k)`, and
 their product in that dtype (int32 times float32 or bf16 promotes to the float).
@@ -170,6 +177,39 @@ def base_row(key, d, dims, base, traditional):
                functools.partial(FastRope, dims, traditional, 1.0, base=float(base)), SOURCE)
 
 
+class SinusoidalTable:
+    """fn(positions, spec) -> [rows, d]: nn.SinusoidalPositionalEncoding(d, min_freq, scale=1.0,
+    cos_first)(positions), the positions an int32 array."""
+
+    def __init__(self, dims, min_freq, cos_first):
+        self.encoding = mlx.nn.SinusoidalPositionalEncoding(dims, min_freq=min_freq, max_freq=1, scale=1.0,
+                                                            cos_first=cos_first)
+        self.__qualname__ = "mlx.nn.SinusoidalPositionalEncoding"
+
+    def __call__(self, positions, spec):
+        positions = torch.as_tensor(positions).to(torch.int64).reshape(-1)
+        if positions.numel() and (positions.min() < -2**31 or positions.max() >= 2**31):
+            raise ValueError("the table's positions go to mlx as int32; a position outside int32 has no mlx call")
+        table = self.encoding(mx.array(positions.to(torch.int32).numpy()))
+        return FastRope.from_mlx(table, torch.float32)
+
+
+SINUSOID_COLUMNS = (Column("fp32-angle (theta=mlx)", "precision=fp32-angle,theta=mlx",
+                           "sigma_k = exp((1 - k/(h-1)) (ln max - ln min) + ln min) in float32 from Python floats, "
+                           "through mlx's exp; float32 positions and angles, float32 sin and cos"),
+                    exact_angle())
+
+
+def sinusoid_row(dims, base, cos_first):
+    order = ",order=cos-sin" if cos_first else ""
+    min_freq = 1 / base
+    return Row(LIBRARY, "sinusoidal", f"nn.SinusoidalPositionalEncoding-d{dims}{'-cos-first' if cos_first else ''}",
+               f"mlx.nn.SinusoidalPositionalEncoding({dims}, min_freq=1/{base}, max_freq=1, scale=1.0, "
+               f"cos_first={cos_first})", f"sinusoidal(d={dims},base={base},layout=half{order},freq=geometric)",
+               SINUSOID_COLUMNS, functools.partial(SinusoidalTable, dims, min_freq, cos_first),
+               "mlx/nn/layers/positional_encoding.py: SinusoidalPositionalEncoding")
+
+
 class Alibi:
     """fn(queries, keys, spec) -> [heads, q, k]: ALiBi.create_alibi_matrix(q, k, heads, offset, dtype).
     mlx's queries run from `offset` and its keys from 0; the campaign's from query_first and
@@ -217,4 +257,5 @@ def rows():
     return ([row(*configuration) for configuration in CONFIGURATIONS] +
             [base_row(*configuration) for configuration in BASE_CONFIGURATIONS] +
             [alibi_row(8, torch.float32, ALIBI_FP32), alibi_row(12, torch.float32, ALIBI_FP32),
-             alibi_row(8, torch.bfloat16, ALIBI_BF16), alibi_row(8, torch.float16, ALIBI_FP16)])
+             alibi_row(8, torch.bfloat16, ALIBI_BF16), alibi_row(8, torch.float16, ALIBI_FP16),
+             sinusoid_row(64, 10000, False), sinusoid_row(256, 1000, True)])

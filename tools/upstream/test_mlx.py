@@ -4,7 +4,9 @@ angles fl(fl(p) theta_f), theta_f the listed frequency correctly rounded; one ca
 per-token offset equals mlx's ordinary call over a run of positions; and each spec's frequencies
 are exactly scale / period for the float32 periods the adapter hands mlx. The ALiBi rows give
 fl(float32(-|i - j|) * float32 slope) for runs of queries and keys anywhere in int32, with the
-slopes of the ALiBi paper correctly rounded, and refuse positions that are not a run.
+slopes of the ALiBi paper correctly rounded, and refuse positions that are not a run. The
+sinusoid rows give [sin, cos] (or [cos, sin]) of fl(fl(p) sigma_k), sigma_k 1/base^(k/(h-1))
+within theta=mlx's error, at positions up to 2^31 - 1.
 
     cd tools/upstream && PYTHONPATH=../../build/release/python:. python -m pytest -q test_mlx.py
 """
@@ -164,3 +166,28 @@ def test_alibi_refuses_positions_that_are_not_a_run():
     spec = type("Spec", (), {"keys": {"heads": 8}})()
     with pytest.raises(ValueError, match="consecutive queries"):
         adapt_mlx.Alibi(torch.float32)(np.array([0, 2, 3]), np.arange(4), spec)
+
+
+@pytest.mark.parametrize("row", [r for r in adapt_mlx.rows() if r.family == "sinusoidal"], ids=lambda r: r.key)
+def test_sinusoid_rows_are_the_geometric_table_in_halves(row):
+    d = int(re.search(r"d=(\d+)", row.spec).group(1))
+    base = int(re.search(r"base=(\d+)", row.spec).group(1))
+    cos_first = "order=cos-sin" in row.spec
+    positions = np.array([0, 1, 7, 4097, 2**24 + 3, 2**31 - 1], dtype=np.int64)
+    table = row.kernel()(torch.from_numpy(positions), None).numpy()
+    pairs = d // 2
+    sigma = base ** (-np.arange(pairs) / (pairs - 1))
+    # theta=mlx's float32 sigma is within 12 u of ln(base) < 14 (its exponent) and 2 u (exp) of the
+    # exact one, the position and the product one rounding each: the float32 angle is within
+    # (14 * 12 + 4) u of p sigma, plus 2 ulps of sin and cos.
+    angles = positions[:, None].astype(np.float64) * sigma[None, :]
+    halves = [np.cos(angles), np.sin(angles)] if cos_first else [np.sin(angles), np.cos(angles)]
+    tolerance = (14 * 12 + 4) * U32 * np.abs(np.concatenate([angles, angles], axis=1)) + 4 * U32
+    assert table.shape == (len(positions), d) and table.dtype == np.float32
+    assert np.all(np.abs(table - np.concatenate(halves, axis=1)) <= tolerance)
+
+
+def test_sinusoid_table_refuses_positions_outside_int32():
+    row = next(r for r in adapt_mlx.rows() if r.family == "sinusoidal")
+    with pytest.raises(ValueError, match="int32"):
+        row.kernel()(torch.tensor([2**31]), None)
