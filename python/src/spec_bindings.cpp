@@ -68,6 +68,8 @@ void bind_spec(py::module_& module) {
                              "Where cos and sin are held: compute or storage (lowp-cache holds them in storage too)")
       .def_property_readonly("math", [](const Spec& s) { return std::string(rounds_in_name(s.math)); },
                              "Where the rotation's products and sum round: compute or storage")
+      .def_property_readonly("position", [](const Spec& s) { return std::string(position_recipe_name(s.position)); },
+                             "How a float32 position is formed under fp32-angle: fp32 (rounded once) or fp32-sum")
       .def_property_readonly("keys", [](const Spec& s) { return py::module_::import("json").attr("loads")(s.to_json().dump()); },
                              "Every key of the spec as a dict (its JSON form), exact decimals as strings")
       .def("__str__", &Spec::canonical)

@@ -54,6 +54,8 @@ def test_hf_config_with_a_dtype_is_transformers_own_recipe_in_it():
     assert bf16.canonical == ("rope(d=128,base=10000,layout=half,dtype=bf16,precision=fp32-angle,theta=hf,"
                               "cache=storage,math=storage)")
     assert (bf16.cache, bf16.math) == ("storage", "storage")
+    assert peconform.Spec("rope2d(d=8,precision=fp32-angle,position=fp32-sum)").position == "fp32-sum"
+    assert peconform.Spec("rope(d=8)").position == "fp32"
     fp32 = peconform.Spec.from_hf_config(MISTRAL, dtype="fp32")
     assert fp32.canonical == "rope(d=128,base=10000,layout=half,precision=fp32-angle,theta=hf)"
     assert peconform.Spec.from_hf_config(MISTRAL).canonical == "rope(d=128,base=10000,layout=half)"
