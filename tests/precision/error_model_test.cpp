@@ -194,7 +194,7 @@ TEST(ErrorModel, RecipesOrderedByTheRoundingsTheyTake) {
 
 // torchtune's VisionRotaryPositionalEmbeddings (rope2d, theta=meta per axis of n = d/2 dims): the
 // patch coordinate c - 1 is a float32 (arange, then % and // the grid) and the angle's position is
-// fl(fl(c - 1) + 1), which rounds twice past 2^25. position=fp32-sum charges 2u + u^2 for it.
+// fl(fl(c - 1) + 1), which rounds twice past 2^24. position=fp32-sum charges 2u + u^2 for it.
 float torchtune_vision_angle(int pair, int n, std::int64_t coordinate) {
   const float inv_freq = 1.0f / std::pow(10000.0f, static_cast<float>(2 * pair) / static_cast<float>(n));
   const float position = static_cast<float>(coordinate - 1) + 1.0f;

@@ -16,8 +16,9 @@ this bit for bit); the frequencies, angles, cos, sin and rotation are all torcht
 
 `torchtune.modules.VisionRotaryPositionalEmbeddings`, the 2-D RoPE of
 `clip_vision_encoder(use_rope=True)` (no builder of torchtune 0.6.1 turns it on), is rope2d: each
-axis's pairs at theta_k = 1 / base**(2k / (d/2)) (theta=meta over d/2 dims). It takes no positions: patch s of a tile turns by (s % grid + 1, s // grid + 1), its float32
-patch index's remainder and quotient plus 1, and the CLS slot by 0. So a coordinate c >= 1 is
+axis's pairs at theta_k = 1 / base**(2k / (d/2)) (theta=meta over d/2 dims). It takes no
+positions: patch s of a tile turns by (s % grid + 1, s // grid + 1), its float32 patch index's
+remainder and quotient plus 1, and the CLS slot by 0. So a coordinate c >= 1 is
 patch coordinate c - 1, and c = 0 is the CLS slot's angle. The callable builds the module over a
 grid wider than any coordinate (GRID), so that the one `torch.arange(grid**2)` of its cache,
 answered with the call's distinct coordinates minus 1, puts patch c - 1 at (c - 1, 0): the
@@ -25,7 +26,7 @@ cache's x pairs hold each coordinate's cos and sin (index -1, the CLS slot, hold
 axes share those frequencies, so each token's cache row is its first coordinate's x pairs then
 its second's (test_torchtune.py checks this against the module's own cache of a real tile, bit
 for bit), and the module's forward rotates x against it. The position is fl(fl(c - 1) + 1), which
-rounds twice past 2^25: `position=fp32-sum`.
+rounds twice past 2^24: `position=fp32-sum`.
 """
 import torch
 import torchtune

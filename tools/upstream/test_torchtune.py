@@ -110,7 +110,7 @@ def test_vision_rows_turn_each_axis_by_its_own_coordinate(row):
     """Each token's first d/4 pairs turn by its first coordinate, the rest by its second, on
     interleaved pairs at float32 angles fl(fl(c - 1) + 1) * theta_k, theta_k = torchtune's
     1/10000**(2k/(d/2)); coordinate 0 (the CLS slot's) turns by 0 whatever the other axis holds,
-    and past 2^25 the position rounds twice."""
+    and past 2^24 the position rounds twice."""
     d = row_head_dim(row)
     first = np.array([0, 1, 0, 7, 2**24 + 2, 2**25 + 3, 2**31 - 1, 5], dtype=np.int64)
     second = np.array([0, 0, 9, 1, 3, 2**31 - 1, 2**25 + 3, 2**24 + 2], dtype=np.int64)
