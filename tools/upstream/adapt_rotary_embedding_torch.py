@@ -6,8 +6,9 @@ ways its README uses it:
   positions itself: `(arange(seq_len, dtype=t.dtype) + offset) / interpolate_factor`. peconform's
   positions are arbitrary, so each token goes through on its own with its position as the offset,
   as a decoder with a key-value cache calls it (README, "Inference Key-Value Cache"); the float32
-  position is then fl(p), divided by the factor. (A run of tokens at an offset past 2^24 rounds
-  twice, fl(fl(i) + fl(offset)): position=fp32-sum's recipe, with no row here yet.)
+  position is then fl(p), divided by the factor. The same method over a run of consecutive
+  positions, as a prefill (or a chunk after a cache) calls it, takes offset=the run's first: its
+  positions fl(fl(i) + fl(offset)) round twice past 2^24, position=fp32-sum's recipe.
 - `RotaryEmbedding(positions)` then `apply_rotary_emb(freqs, t, start_index=...)`: the angles for
   any positions (the README's flash-attention section), rotated from `start_index` on.
 - `RotaryEmbedding(dim, use_xpos=True)`: xPos, as `rotate_queries_and_keys` forms it, with the
@@ -48,6 +49,11 @@ BF16 = Column("bf16", "dtype=bf16,precision=fp32-angle,theta=hf",
               "and the sum, and the result rounds once to bf16 (cache=compute, math=compute)")
 FP16 = Column("fp16", "dtype=fp16,precision=fp32-angle,theta=hf",
               "x in fp16: as bf16, the result rounding once to fp16")
+# A run of tokens from an offset: the position fl(fl(i) + fl(offset)), rounding twice past 2^24.
+RUN = Column("fp32-angle", "precision=fp32-angle,theta=hf,position=fp32-sum",
+             "the library's recipe in float32 over a run of tokens: its positions arange(n) + offset in float32 "
+             "(position=fp32-sum), freqs as in a single token's call (theta=hf), the angle, cos, sin and rotation "
+             "in float32")
 # The pixel frequencies are listed exactly as the float32 values the library holds, so forming
 # theta is free and only the float32 angle product rounds (theta=exact).
 LISTED = Column("fp32-angle (listed freqs)", "precision=fp32-angle,theta=exact",
@@ -82,6 +88,33 @@ class DecodeRotary:
             for rows, s in tokens:
                 position = int(positions[0 if shared else rows, s])
                 out[rows, s:s + 1] = rotary.rotate_queries_or_keys(x[rows, s:s + 1], offset=position)
+        return out
+
+
+class RunRotary:
+    """fn(x, positions, spec): RotaryEmbedding(**options).rotate_queries_or_keys over each run of
+    consecutive positions of a batch row, with offset=the run's first position (a fresh module per
+    call). Batch rows with the same positions go through together."""
+
+    def __init__(self, **options):
+        self.options = options
+        self.__qualname__ = "rotary_embedding_torch.RotaryEmbedding.rotate_queries_or_keys(run)"
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq = x.shape[0], x.shape[1]
+        positions = token_positions(positions, batch, seq)
+        rotary = RotaryEmbedding(**self.options, seq_before_head_dim=True)
+        out = torch.empty(x.shape, dtype=x.dtype)
+        shared = bool((positions == positions[0]).all())
+        with torch.no_grad():
+            for rows in ([slice(None)] if shared else [slice(b, b + 1) for b in range(batch)]):
+                row = positions[0 if shared else rows.start]
+                steps = (row[1:] - row[:-1]).tolist()
+                start = 0
+                for end in [s + 1 for s, step in enumerate(steps) if step != 1] + [seq]:
+                    out[rows, start:end] = rotary.rotate_queries_or_keys(x[rows, start:end], offset=int(row[start]))
+                    start = end
         return out
 
 
@@ -185,6 +218,9 @@ def rows():
         decode_row("rotate/d64-interpolate3", "RotaryEmbedding(64, interpolate_factor=3).rotate_queries_or_keys",
                    "rope(d=64,base=10000,layout=interleaved,scaling=linear(factor=3))", (OWN, contrast),
                    dim=64, interpolate_factor=3.0),
+        Row(LIBRARY, "rope", "rotate-run/d64", "RotaryEmbedding(64).rotate_queries_or_keys over each run of "
+            "consecutive positions, offset=its first", "rope(d=64,base=10000,layout=interleaved)", (RUN, contrast),
+            lambda: RunRotary(dim=64), f"{SOURCE}: RotaryEmbedding.rotate_queries_or_keys, get_seq_pos, forward"),
         position_row("freqs/d64", "RotaryEmbedding(64)(positions) + apply_rotary_emb",
                      "rope(d=64,base=10000,layout=interleaved)", (OWN, BF16, FP16, contrast), dim=64),
         position_row("freqs/d64-theta1e6", "RotaryEmbedding(64, theta=1e6)(positions) + apply_rotary_emb",

@@ -145,6 +145,27 @@ def test_pixel_frequencies_are_listed_exactly():
     assert listed == [decimal.Decimal(float(f)) for f in held]
 
 
+def test_runs_turn_each_token_by_its_offset_plus_its_index_in_float32():
+    """Each run of consecutive positions goes to one call from its first position: the token i of
+    a run from o turns by fl(fl(i) + fl(o)) * freqs, which past 2^24 is not fl(o + i); different
+    runs per batch row, and gaps, start new calls."""
+    runs = np.array([[2**25 + 1, 2**25 + 2, 2**25 + 3, 5, 6, 2**31 - 3, 2**31 - 2, 2**31 - 1],
+                     [0, 1, 2, 3, 4, 100, 16777215, 16777216]], dtype=np.int64)
+    starts = np.array([[0, 0, 0, 3, 3, 5, 5, 5], [0, 0, 0, 0, 0, 5, 6, 6]])
+    x = torch.from_numpy(np.random.default_rng(3).uniform(-2, 2, size=(2, 8, HEADS, 64)).astype(np.float32))
+    y = adapt.RunRotary(dim=64)(x, torch.from_numpy(runs), None).numpy()
+    freqs = library_freqs(dim=64)
+    for b in range(2):
+        offsets = runs[b, starts[b]]
+        index = np.arange(8) - starts[b]
+        positions = index.astype(np.float32) + offsets.astype(np.float32)
+        want = rotation(x[b:b + 1].numpy(), float32_angles(positions, freqs))
+        np.testing.assert_allclose(y[b:b + 1], want, rtol=0, atol=FLOAT32_TOLERANCE)
+    # Token 2 of the run from 2^25 + 1 is at 2^25 + 3, which one rounding takes to 2^25 + 4; the
+    # library's fl(fl(2) + fl(2^25 + 1)) = fl(2 + 2^25) is 2^25.
+    assert np.float32(2) + np.float32(2**25 + 1) == 2**25 and np.float32(2**25 + 3) == 2**25 + 4
+
+
 def test_every_row_spec_parses():
     peconform = pytest.importorskip("peconform", reason="peconform's Python module is not on PYTHONPATH")
     for row in adapt.rows():
