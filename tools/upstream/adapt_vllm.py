@@ -1,14 +1,16 @@
 """vLLM's rotary embeddings as its model code builds and calls them: `get_rope(head_size,
 max_position, is_neox_style, rope_parameters, dtype)` (vllm/model_executor/layers/rotary_embedding/
 __init__.py) picks the class from the config's rope_parameters (`RotaryEmbedding`, llama3, YaRN,
-DeepSeek's YaRN, linear, Phi-3's LongRoPE and `MRotaryEmbedding` for Qwen-VL's sections), and
+DeepSeek's YaRN, linear, Phi-3's LongRoPE and `MRotaryEmbedding` for Qwen-VL's sections, with
+YaRN too), and
 `forward_native(positions, query, key)` is the PyTorch path vLLM runs where no compiled kernel is
 (the PyPI wheel's `vllm._C` is CUDA's; on the CPU vLLM dispatches to forward_native too; LongRoPE's
 class is a plain module, whose forward is that path).
 
 The module holds a cos/sin cache made at construction from `torch.arange(rows, dtype=torch.float)`:
 rows = max_position (YaRN: original_max_position * factor; linear: max_position * factor, whose
-positions are then divided by the factor in float32; mrope: max_position * 4; dynamic NTK takes the
+positions are then divided by the factor in float32; mrope: max_position * 4, with YaRN
+original_max_position * 4 * factor; dynamic NTK takes the
 model's max_position, from which it forms its base). inv_freq =
 1 / base ** (arange(0, rot, 2) / rot) in float32 (transformers' recipe, theta=hf; llama3's and
 YaRN's float32 blends on it), the angle one float32 product (einsum), cos and sin in float32 (YaRN:
@@ -70,6 +72,9 @@ def cache_rows(rope_parameters, count):
         return DYNAMIC_MAX_POSITION
     if kind == "longrope":
         return PHI3_MAX_POSITION
+    if "mrope_section" in rope_parameters and kind == "yarn":
+        # MRotaryEmbedding with YaRN builds YaRN's cache over its own max_position: orig * 4.
+        return rope_parameters["original_max_position_embeddings"] * MROPE_POSITIONS_FACTOR * rope_parameters["factor"]
     if "mrope_section" in rope_parameters:
         return count * MROPE_POSITIONS_FACTOR
     if kind in ("yarn", "deepseek_yarn"):
@@ -125,10 +130,10 @@ class VllmRotary:
         return query.reshape(batch, seq, heads, d)
 
 
-def row(key, name, spec, is_neox_style, rope_parameters, source):
+def row(key, name, spec, is_neox_style, rope_parameters, source, finding=""):
     family = "mrope" if "mrope_section" in rope_parameters else "rope"
     return Row(LIBRARY, family, key, name, spec, COLUMNS, lambda: VllmRotary(is_neox_style, rope_parameters),
-               SOURCE + source)
+               SOURCE + source, finding=finding)
 
 
 def versions():
@@ -171,6 +176,10 @@ def phi3_longrope_spec():
             f"long={decimals(parameters['long_factor'])},len={PHI3_MAX_POSITION}))")
 
 
+# Qwen2.5-VL-7B-Instruct's rope fields with the YaRN its model card adds for long inputs
+# (factor 4 over 32768 positions): get_rope builds MRotaryEmbedding with YaRN's frequencies.
+QWEN2_5_VL_YARN = {"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 4.0, "original_max_position_embeddings": 32768,
+                   "mrope_section": [16, 24, 24]}
 # The rope fields of Qwen2-VL-7B-Instruct's and Qwen3-VL-8B-Instruct's config.json.
 QWEN2_VL = {"rope_type": "default", "rope_theta": 1000000.0, "mrope_section": [16, 24, 24]}
 QWEN3_VL = {"rope_type": "default", "rope_theta": 5000000.0, "mrope_section": [24, 20, 20], "mrope_interleaved": True}
@@ -203,6 +212,11 @@ def rows():
             "mscale_all_dim=1))", False, DEEPSEEK_V3, "deepseek_scaling_rope.py: DeepseekScalingRotaryEmbedding"),
         row("mrope/qwen2-vl-7b", "get_rope(128, mrope_section=[16, 24, 24]) (Qwen2-VL 7B)",
             "mrope(d=128,base=1000000,layout=half,sections=[16,24,24])", True, QWEN2_VL, "mrope.py: MRotaryEmbedding"),
+        row("mrope/qwen2.5-vl-7b-yarn", "get_rope(128, mrope_section=[16, 24, 24], rope_type=yarn, factor=4, orig=32768) "
+            "(Qwen2.5-VL 7B, long context)",
+            "mrope(d=128,base=1000000,layout=half,sections=[16,24,24],scaling=yarn(factor=4,orig=32768))", True,
+            QWEN2_5_VL_YARN, "mrope.py: MRotaryEmbedding, yarn_scaling_rope.py: YaRNScalingRotaryEmbedding",
+            finding="vllm: MRotaryEmbedding with YaRN ramps over 4 x original_max_position_embeddings"),
         row("mrope/qwen3-vl-8b", "get_rope(128, mrope_section=[24, 20, 20], mrope_interleaved=True) (Qwen3-VL 8B)",
             "mrope(d=128,base=5000000,layout=half,sections=[24,20,20],section_mode=interleaved)", True, QWEN3_VL,
             "mrope.py: MRotaryEmbedding"),

@@ -38,6 +38,10 @@ class Row:
     # awaiting it and runs none of its cells, since a failure for want of a recipe is ours, not
     # the library's.
     awaiting: str = ""
+    # Where the row's own-recipe cells fail by a real bug of the library's that moves its float32
+    # result away from the spec even at small positions: the FINDINGS.md heading that says so.
+    # test_rows_agree_with_their_specs.py then requires the row to depart from its spec.
+    finding: str = ""
 
 
 def exact_angle(what="float32"):

@@ -86,7 +86,8 @@ def test_rotates_the_specs_pairs_at_any_position(row):
         np.testing.assert_allclose(sin, np.sin(angles), rtol=0, atol=2.0**-22)
 
 
-@pytest.mark.parametrize("row", [row for row in adapt_vllm.rows() if row.family == "mrope"], ids=lambda r: r.key)
+@pytest.mark.parametrize("row", [row for row in adapt_vllm.rows() if row.family == "mrope" and "scaling=" not in row.spec],
+                         ids=lambda r: r.key)
 def test_mrope_rotates_each_pair_by_its_streams_position(row):
     """Each pair turns by the float32 angle of its own stream's position (mrope_sections.mrope_axis
     from the spec's sections), each batch row by its own positions."""
@@ -105,10 +106,47 @@ def test_mrope_rotates_each_pair_by_its_streams_position(row):
     np.testing.assert_allclose(y, want, rtol=0, atol=TOLERANCE)
 
 
+def test_mrope_with_yarn_turns_each_pair_by_its_streams_cache_row():
+    """With YaRN, each pair turns by the cos and sin (YaRN's frequencies, times its attention
+    factor) of its own stream's position, read from the module's cache over the call's positions."""
+    row = next(r for r in adapt_vllm.rows() if r.key == "mrope/qwen2.5-vl-7b-yarn")
+    fn = row.kernel()
+    d, seq = 128, MROPE_POSITIONS.shape[2]
+    x = np.random.default_rng(3).uniform(-2, 2, size=(2, seq, HEADS, d)).astype(np.float32)
+    y = fn(torch.from_numpy(x), torch.from_numpy(MROPE_POSITIONS), None).numpy()
+    distinct = np.unique(MROPE_POSITIONS)
+    module = adapt_vllm.built_over(torch.from_numpy(distinct), d, True, fn.rope_parameters, torch.float32)
+    cos, sin = (half.numpy().astype(np.float64) for half in module.cos_sin_cache.chunk(2, dim=-1))
+    axis = mrope_axis(d // 2, (16, 24, 24), False)
+    rows = np.searchsorted(distinct, MROPE_POSITIONS[axis])  # [pairs, batch, seq]
+    pairs = np.arange(d // 2)[:, None, None]
+    c = cos[rows, pairs].transpose(1, 2, 0)[:, :, None, :]
+    s = sin[rows, pairs].transpose(1, 2, 0)[:, :, None, :]
+    a, b = x[..., : d // 2].astype(np.float64), x[..., d // 2:].astype(np.float64)
+    want = np.concatenate([a * c - b * s, b * c + a * s], axis=-1)
+    np.testing.assert_allclose(y, want, rtol=0, atol=TOLERANCE)
+    # YaRN's attention factor multiplies the cache: at position 0 cos is that factor, not 1.
+    assert cos[0, 0] == pytest.approx(0.1 * np.log(4) + 1, rel=1e-6)
+
+
+def test_mrope_with_yarn_is_yarn_over_four_times_the_original_length():
+    """The finding: MRotaryEmbedding hands YaRN its cache length, 4 x original_max_position_embeddings
+    (positions_factor), as the length YaRN's ramp is drawn from. Its frequencies are vLLM's own
+    YaRNScalingRotaryEmbedding's at 4 x 32768, not at 32768."""
+    def inv_freq(parameters):
+        return adapt_vllm.built_over(torch.tensor([0]), 128, True, parameters, torch.float32)._compute_inv_freq(4.0)
+
+    mrope = inv_freq(adapt_vllm.QWEN2_5_VL_YARN)
+    plain = {k: v for k, v in adapt_vllm.QWEN2_5_VL_YARN.items() if k != "mrope_section"}
+    assert torch.equal(mrope, inv_freq(dict(plain, original_max_position_embeddings=4 * 32768)))
+    assert not torch.equal(mrope, inv_freq(plain))
+
+
 def test_cache_over_chosen_positions_holds_the_full_cache_rows():
     chosen = torch.tensor([0, 3, 4, 1023, 4097, 4999])
     for parameters in ({"rope_theta": 10000.0}, adapt_vllm.LLAMA3_1, adapt_vllm.QWEN2_5_YARN, adapt_vllm.LINEAR_4,
-                       adapt_vllm.DEEPSEEK_V3, dict(adapt_vllm.QWEN2_VL, mrope_section=[8, 12, 12]), adapt_vllm.DYNAMIC_2):
+                       adapt_vllm.DEEPSEEK_V3, dict(adapt_vllm.QWEN2_VL, mrope_section=[8, 12, 12]), adapt_vllm.DYNAMIC_2,
+                       dict(adapt_vllm.QWEN2_5_VL_YARN, mrope_section=[8, 12, 12], original_max_position_embeddings=1024)):
         rotary_embedding._ROPE_DICT.clear()
         # Dynamic NTK's base depends on max_position: the adapter passes the model's.
         max_position = adapt_vllm.DYNAMIC_MAX_POSITION if parameters.get("rope_type") == "dynamic" else 5000
