@@ -347,6 +347,51 @@ TEST(ErrorModel, AFloat32XposAmplitudeIsChargedItsZetaRaisedToTheExponent) {
   EXPECT_GT(past_the_double_charge, 0) << "the float32 amplitude needs no charge of its own";
 }
 
+// The exponent m_k / D of a table's frequency k, as each rule defines it (docs/specs.md, `freq`):
+// power 2k / d over the pairs, geometric k / max(h - 1, 1), DistilBERT's odd interleaved 2k / d
+// with d itself (issue 38: a mutant that took geometric tables for power ones survived, and one
+// that took 3k for an odd table's 2k).
+TEST(ErrorModel, EachTableRuleGivesItsOwnExponent) {
+  const auto exponent = [](const char* text, int index) {
+    const TableExponent e = table_exponent(Spec::parse(text), index);
+    return std::pair{e.multiple, e.divisor};
+  };
+  EXPECT_EQ(exponent("sinusoidal(d=16,base=10000,layout=half)", 3), std::pair(6, 16));
+  EXPECT_EQ(exponent("sinusoidal(d=16,base=10000,layout=half,freq=geometric)", 3), std::pair(3, 7));
+  EXPECT_EQ(exponent("sinusoidal(d=2,base=10000,layout=half,freq=geometric)", 0), std::pair(0, 1));
+  EXPECT_EQ(exponent("sinusoidal(d=33,base=10000,layout=interleaved)", 3), std::pair(6, 33));
+  EXPECT_EQ(exponent("sinusoidal(d=33,base=10000,layout=interleaved)", 16), std::pair(32, 33));
+  EXPECT_EQ(exponent("sinusoidal(d=33,base=10000,layout=half)", 3), std::pair(6, 32));
+  EXPECT_EQ(exponent("xl(d=16,base=10000)", 3), std::pair(6, 16));
+}
+
+// A hf table's theta_1 at d = 8 and base 16 (exponent 2/8, which float32 holds): the position u,
+// the base's cast e (u + 2^-52) = u/4, powf's ulp 2u, the reciprocal u and the angle's product u,
+// 5.25 u in all to first order (issue 38: a mutant charging powf half an ulp survived).
+TEST(ErrorModel, AHfTableFrequencyIsChargedEachOfItsRoundings) {
+  const Spec spec = Spec::parse("sinusoidal(d=8,base=16,layout=half,precision=fp32-angle,theta=hf)");
+  EXPECT_NEAR(theta_recipe_error<double>(spec, 1) / 0x1p-24, 5.25, 1e-5);
+}
+
+// Inside the horizon every table entry has a finite bound at every frequency: the horizon is
+// where sinusoid_bound's terms, its 2^-50 margin included, reach 1 (issue 38: a horizon that
+// dropped the margin survived, and left angles just inside it unconstrained).
+TEST(ErrorModel, InsideTheHorizonEveryTableEntryIsConstrained) {
+  int specs = 0;
+  for (const char* recipe : {"precision=fp32-angle", "precision=fp32-angle,theta=hf", "precision=fp32-angle,theta=exp-log",
+                             "precision=fp64-angle", "dtype=fp64,precision=fp32-angle,theta=hf"})
+    for (const int d : {4, 16, 64, 768})
+      for (const char* base : {"10000", "83200", "10.5"}) {
+        const Spec spec = Spec::parse(fmt::format("sinusoidal(d={},base={},layout=half,{})", d, base, recipe));
+        const Wide inside = Wide(angle_horizon(spec)) * (1 - Wide(0x1p-52));
+        for (int k = 0; k < d / 2; ++k)
+          EXPECT_TRUE(isfinite(sinusoid_bound<Wide>(spec, inside, Wide(0.5), angle_growth<Wide>(spec, k))))
+              << spec.canonical() << " frequency " << k;
+        ++specs;
+      }
+  EXPECT_EQ(specs, 60);
+}
+
 TEST(ErrorModel, BeyondTheHorizonAnElementIsUnconstrained) {
   const Spec spec = Spec::parse("rope(d=4,base=10000,precision=fp32-angle)");
   const double horizon = angle_horizon(spec);
