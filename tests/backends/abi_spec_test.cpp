@@ -37,6 +37,12 @@ TEST(AbiSpec, LowpCacheHoldsCosAndSinInStorageForALibraryReadingTheNewField) {
   EXPECT_EQ(lowp.math, PEC_IN_COMPUTE);
 }
 
+// Each recipe key reaches the library (issue 38: a mutant that left `slopes` at its default survived).
+TEST(AbiSpec, SlopesSayHowFloat32SlopesAreFormed) {
+  EXPECT_EQ(flat_of("alibi(heads=8,precision=fp32-angle,slopes=bloom)").slopes, PEC_SLOPES_BLOOM);
+  EXPECT_EQ(flat_of("alibi(heads=8,precision=fp32-angle,slopes=mpt)").slopes, PEC_SLOPES_MPT);
+}
+
 TEST(AbiSpec, PositionSaysHowAFloat32PositionIsFormed) {
   EXPECT_EQ(flat_of("rope2d(d=16,precision=fp32-angle,position=fp32-sum)").position, PEC_POSITION_FP32_SUM);
   EXPECT_EQ(flat_of("rope(d=16,precision=fp32-angle)").position, PEC_POSITION_FP32);

@@ -14,6 +14,19 @@ static pec_status refuse_everything(const pec_call* call, char* error, size_t er
   return PEC_REFUSED;
 }
 
+/* A kernel that cannot run (a device lost), and one whose status is none of the three. */
+static pec_status fail_every_call(const pec_call* call, char* error, size_t error_size) {
+  (void)call;
+  if (error_size > 0) strncpy(error, "the device was lost", error_size - 1);
+  return PEC_FAILED;
+}
+
+static pec_status return_an_unknown_status(const pec_call* call, char* error, size_t error_size) {
+  (void)call;
+  if (error_size > 0) strncpy(error, "status seven", error_size - 1);
+  return (pec_status)7;
+}
+
 /* A pattern one byte past the 65535 a declared text may hold, written on the first call: its
  * last byte, the NUL, lies past where peconform stops looking for one. */
 static char overlong_pattern[(1 << 16) + 1];
@@ -31,6 +44,8 @@ static const pec_kernel kernels[] = {
     {"served", "rope(d=128)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
     {"bad/name", "rope(d=64)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
     {"overlong", overlong_pattern, kDLCPU, PEC_TAKES_EVERY_CALL, 0, refuse_everything},
+    {"fails", "rope(d=64,layout=half,dtype=fp32)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, fail_every_call},
+    {"unknown-status", "rope(d=64,layout=half,dtype=fp32)", kDLCPU, PEC_TAKES_EVERY_CALL, 0, return_an_unknown_status},
 };
 
 static const pec_plugin plugin = {DECLARED_ABI_VERSION, "declarations", sizeof kernels / sizeof kernels[0], kernels};

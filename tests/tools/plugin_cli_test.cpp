@@ -17,13 +17,13 @@ void expect_contains(const std::string& text, const std::string& needle) {
 TEST(PluginCli, PluginInfoListsEveryKernelAndExitsTwoWhenOneIsRefused) {
   const ToolRun result = run(fmt::format("plugin-info {}", DECLARATIONS_PLUGIN));
   EXPECT_EQ(result.exit_code, 2) << result.output;
-  expect_contains(result.output, "library 'declarations', ABI version 1, 12 kernel(s)");
+  expect_contains(result.output, "library 'declarations', ABI version 1, 14 kernel(s)");
   expect_contains(result.output, "served: served");
   expect_contains(result.output, "unknown-key: REFUSED: pattern 'rope(d=64,flavour=spicy)': unknown key 'flavour'");
   // The campaign's own check: a recipe only fp32-angle has, under a class left free.
   expect_contains(result.output, "class-without-recipe: REFUSED: pattern 'rope(d=64,precision=*,theta=hf)' made no valid fp32 exact-angle spec");
   expect_contains(result.output, "no-spec: REFUSED: pattern 'rope(layout=half)' made no valid");
-  expect_contains(result.output, "11 of 12 kernel(s) refused");
+  expect_contains(result.output, "11 of 14 kernel(s) refused");
 }
 
 TEST(PluginCli, PluginInfoJsonSaysWhichKernelsAreServed) {
@@ -71,6 +71,26 @@ TEST(PluginCli, ARefusedCallIsARefusalVerdictWithAReplayLine) {
   }
   // Saved under the library's and the kernel's names.
   EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "corpus" / "declarations" / "served"));
+}
+
+// A kernel that returns PEC_FAILED gets "error" verdicts carrying its own message; a status that
+// is none of the ABI's three is named with its number (issue 38: a mutant that sent PEC_FAILED
+// down the unknown-status path survived).
+TEST(PluginCli, AFailedCallIsAnErrorVerdictWithTheKernelsMessage) {
+  const std::pair<const char*, std::string> kernels[] = {
+      {"fails", "kernel 'fails' failed: the device was lost"},
+      {"unknown-status", "kernel 'unknown-status' returned status 7, which is none of PEC_OK, PEC_REFUSED, PEC_FAILED (status seven)"},
+  };
+  for (const auto& [kernel, message] : kernels) {
+    const ScratchDir dir;
+    const ToolRun result = run(fmt::format("run --plugin {} --kernel {} --profile smoke --cases 2 --no-properties --quiet "
+                                           "--regressions {}/corpus --out {}/out",
+                                           DECLARATIONS_PLUGIN, kernel, dir.path().string(), dir.path().string()));
+    EXPECT_EQ(result.exit_code, 1) << result.output;
+    const nlohmann::json report = nlohmann::json::parse(dir.read("out/report.json"));
+    ASSERT_EQ(report.at("failures").size(), 2u) << kernel;
+    for (const nlohmann::json& failure : report.at("failures")) expect_contains(failure.at("message"), message);
+  }
 }
 
 // A replay line is a command to paste: a plugin path with a space in it is quoted.
