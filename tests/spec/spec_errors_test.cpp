@@ -78,6 +78,11 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("alibi(mode=causal)", {"alibi: key 'heads'", "is required"});
   expect_rejected("shaw()", {"shaw: key 'k'", "is required"});
   expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
+  // Dynamic NTK's base exponent is d/(d - 2): two rotary dims have none (issue 38: a mutant that
+  // never refused survived).
+  expect_rejected("rope(d=2,scaling=dynamic(factor=2,orig=16))", {"dynamic scaling needs rotary dims > 2"});
+  expect_rejected("rope(d=8,rot=2,scaling=dynamic(factor=2,orig=16))", {"dynamic scaling needs rotary dims > 2"});
+  EXPECT_NO_THROW(Spec::parse("rope(d=4,scaling=dynamic(factor=2,orig=16))"));
   expect_rejected("rope2d(d=8,position=fp32-sum)", {"position=fp32-sum", "needs precision=fp32-angle, found exact-angle"});
   expect_rejected("xpos(d=8,precision=fp32-angle,position=fp32-sum)", {"unknown key 'position' for xpos"});
   expect_rejected("rope(d=8,precision=fp32-angle,position=twice)", {"key 'position' expects one of fp32|fp32-sum, found 'twice'"});
