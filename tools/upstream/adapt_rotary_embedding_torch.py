@@ -66,39 +66,20 @@ def token_positions(positions, batch, seq):
     return torch.as_tensor(positions).to(torch.long).reshape(-1, seq).expand(batch, seq)
 
 
-class DecodeRotary:
-    """fn(x, positions, spec): RotaryEmbedding(**options).rotate_queries_or_keys on one token at a
-    time with offset=position, as a decoder with a key-value cache calls it (README, "Inference
-    Key-Value Cache"). A fresh module per call, so that its angle cache lives for one call only."""
+class SpanRotary:
+    """fn(x, positions, spec): RotaryEmbedding(**options).rotate_queries_or_keys on spans of each
+    batch row's tokens, each with offset=its first position (a fresh module per call, so that its
+    angle cache lives for one call only). Batch rows with the same positions go through together:
+    x[rows, start:end] is [rows, tokens, heads, d]. The subclasses say how a row is cut (spans)
+    and what check() calls the kernel (NAME)."""
 
     def __init__(self, **options):
         self.options = options
-        self.__qualname__ = "rotary_embedding_torch.RotaryEmbedding.rotate_queries_or_keys"
+        self.__qualname__ = self.NAME
 
-    def __call__(self, x, positions, spec):
-        x = torch.as_tensor(x)
-        batch, seq = x.shape[0], x.shape[1]
-        positions = token_positions(positions, batch, seq)
-        rotary = RotaryEmbedding(**self.options, seq_before_head_dim=True)
-        out = torch.empty(x.shape, dtype=x.dtype)
-        # Rows with the same positions go through together: x[:, s:s+1] is [batch, 1, heads, d].
-        shared = bool((positions == positions[0]).all())
-        tokens = [(slice(None), s) for s in range(seq)] if shared else [(b, s) for b in range(batch) for s in range(seq)]
-        with torch.no_grad():
-            for rows, s in tokens:
-                position = int(positions[0 if shared else rows, s])
-                out[rows, s:s + 1] = rotary.rotate_queries_or_keys(x[rows, s:s + 1], offset=position)
-        return out
-
-
-class RunRotary:
-    """fn(x, positions, spec): RotaryEmbedding(**options).rotate_queries_or_keys over each run of
-    consecutive positions of a batch row, with offset=the run's first position (a fresh module per
-    call). Batch rows with the same positions go through together."""
-
-    def __init__(self, **options):
-        self.options = options
-        self.__qualname__ = "rotary_embedding_torch.RotaryEmbedding.rotate_queries_or_keys(run)"
+    def spans(self, row):
+        """The [start, end) spans of a row's positions (int64 [seq]), each one call."""
+        raise NotImplementedError
 
     def __call__(self, x, positions, spec):
         x = torch.as_tensor(x)
@@ -110,12 +91,28 @@ class RunRotary:
         with torch.no_grad():
             for rows in ([slice(None)] if shared else [slice(b, b + 1) for b in range(batch)]):
                 row = positions[0 if shared else rows.start]
-                steps = (row[1:] - row[:-1]).tolist()
-                start = 0
-                for end in [s + 1 for s, step in enumerate(steps) if step != 1] + [seq]:
+                for start, end in self.spans(row):
                     out[rows, start:end] = rotary.rotate_queries_or_keys(x[rows, start:end], offset=int(row[start]))
-                    start = end
         return out
+
+
+class DecodeRotary(SpanRotary):
+    """One token at a time with offset=its position, as a decoder with a key-value cache calls it
+    (README, "Inference Key-Value Cache")."""
+    NAME = "rotary_embedding_torch.RotaryEmbedding.rotate_queries_or_keys"
+
+    def spans(self, row):
+        return [(s, s + 1) for s in range(len(row))]
+
+
+class RunRotary(SpanRotary):
+    """Each run of consecutive positions with offset=its first, as a prefill (or a chunk after a
+    cache) calls it."""
+    NAME = "rotary_embedding_torch.RotaryEmbedding.rotate_queries_or_keys(run)"
+
+    def spans(self, row):
+        ends = [s + 1 for s, step in enumerate((row[1:] - row[:-1]).tolist()) if step != 1] + [len(row)]
+        return list(zip([0] + ends[:-1], ends))
 
 
 class PositionRotary:
