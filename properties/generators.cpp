@@ -416,6 +416,17 @@ rc::Gen<Spec> gen_shaw_spec() {
   });
 }
 
+rc::Gen<Spec> gen_shaw_window_spec() {
+  return rc::gen::exec([] {
+    Spec spec = *gen_shaw_spec();
+    if (*rc::gen::inRange(0, 2) == 0) {
+      spec.right = *rc::gen::weightedOneOf<int>({{1, rc::gen::element(0, 1, 8)}, {1, rc::gen::inRange(0, 1025)}});
+      if (spec.right == spec.k) spec.right.reset();  // the symmetric window's one spelling
+    }
+    return validated(spec);
+  });
+}
+
 namespace {
 
 struct T5Split {

@@ -82,6 +82,9 @@ rc::Gen<Spec> gen_learned_spec();
 rc::Gen<Spec> gen_alibi_spec();
 rc::Gen<Spec> gen_t5_spec();
 rc::Gen<Spec> gen_shaw_spec();
+// A Shaw spec whose window past the query (`right`) differs from k half the time, as
+// wav2vec2-BERT's does. The campaign draws gen_shaw_spec: `right` is drawn only where named.
+rc::Gen<Spec> gen_shaw_window_spec();
 // A T5 spec and a distance in its logarithmic range [max_exact, max_distance). Besides uniform
 // distances, it draws the last distance before a bucket boundary k (where c ln(r/e)/ln(D/e)
 // reaches k, with e = max_exact, c = the logarithmic buckets, D = max_distance) and the first

@@ -221,22 +221,24 @@ void t5_sign_selects_the_bucket_half(const Implementation& implementation) {
 }
 
 void shaw_indices_are_clipped_to_the_window(const Implementation& implementation) {
-  const Spec spec = *gen_shaw_spec();
+  const Spec spec = *gen_shaw_window_spec();
   const auto evaluator = implementation.prepare(spec, 2);
   const Point pair = gen_pair();
   const std::int64_t rp = pair.c[1] - pair.c[0];
   const Index got = index_at(*evaluator, spec, pair);
-  const bool in_range = got.value >= 0 && got.value <= 2 * spec.k;
-  const bool clipped = (rp < spec.k || got.value == 2 * spec.k) && (rp > -spec.k || got.value == 0);
-  require_index(in_range && clipped, fmt::format("indices lie in [0, {}], j-i beyond +-k clipped to the ends", 2 * spec.k), got);
+  const std::int64_t last = spec.k + spec.shaw_right();
+  const bool in_range = got.value >= 0 && got.value <= last;
+  const bool clipped = (rp < spec.shaw_right() || got.value == last) && (rp > -spec.k || got.value == 0);
+  require_index(in_range && clipped,
+                fmt::format("indices lie in [0, {}], j-i below -{} or above {} clipped to the ends", last, spec.k, spec.shaw_right()), got);
 }
 
 void shaw_index_is_the_offset_distance_inside_the_window(const Implementation& implementation) {
-  const Spec spec = *gen_shaw_spec();
+  const Spec spec = *gen_shaw_window_spec();
   const auto evaluator = implementation.prepare(spec, 2);
-  const Point pair = gen_pair(spec.k);
+  const Point pair = gen_pair(std::max(spec.k, spec.shaw_right()));
   const std::int64_t rp = pair.c[1] - pair.c[0];
-  RC_PRE(std::abs(rp) <= spec.k);
+  RC_PRE(rp >= -spec.k && rp <= spec.shaw_right());
   const Index got = index_at(*evaluator, spec, pair);
   require_index(got.value == rp + spec.k, fmt::format("inside the window the index is j-i+k = {}", rp + spec.k), got);
 }

@@ -93,9 +93,11 @@ template <class Real> T5Bucket t5_bucket(const Spec& spec, std::int64_t query, s
   return out;
 }
 
-// Shaw et al.: clip(j - i, -k, k) + k, an index into a table of 2k + 1 rows.
+// Shaw et al.: clip(j - i, -k, k) + k, an index into a table of 2k + 1 rows; with `right`,
+// clip(j - i, -k, right) + k into k + right + 1 rows (transformers' wav2vec2-BERT relative_key:
+// left_max_position_embeddings k, right_max_position_embeddings right).
 inline std::int64_t shaw_index(const Spec& spec, std::int64_t query, std::int64_t key) {
-  return std::clamp<std::int64_t>(key - query, -spec.k, spec.k) + spec.k;
+  return std::clamp<std::int64_t>(key - query, -spec.k, spec.shaw_right()) + spec.k;
 }
 
 }  // namespace peconform

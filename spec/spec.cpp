@@ -285,6 +285,9 @@ const std::vector<KeyRule<Spec>>& spec_rules() {
       integer_key<Spec>("max_distance", {F::t5}, true, &Spec::max_distance, 1, 1 << 30),
       bool_key<Spec>("bidirectional", {F::t5}, &Spec::bidirectional),
       integer_key<Spec>("k", {F::shaw}, true, &Spec::k, 1, 1 << 30),
+      {"right", {F::shaw}, false,
+       [](Spec& s, const Argument& a) { s.right = static_cast<int>(integer_from(atom_of(a), "right", 0, 1 << 30)); },
+       [](const Spec& s) { return atom_argument("right", s.right ? fmt::format("{}", *s.right) : std::string("unset")); }},
       decimal_key<Spec>("base", kAngular, true, &Spec::base),
       enum_key("layout", {F::sinusoidal, F::rope, F::xpos, F::mrope, F::rope2d}, true, &Spec::layout),
       {"sections", {F::mrope}, true,
@@ -627,6 +630,7 @@ Spec spec_from_call(const Call& call) {
   Spec spec = family_defaults(family);
   read_arguments(spec, call, spec_rules(), family, family_name(family));
   if (spec.rot == spec.d) spec.rot = 0;  // all dims rotate: one spelling, so equal specs compare equal
+  if (spec.right == spec.k) spec.right.reset();  // a symmetric Shaw window, likewise
   // lowp-cache already holds cos and sin in the storage dtype: one spelling for that too, and no
   // cache=compute contradicting it.
   const bool cache_named = std::any_of(call.arguments.begin(), call.arguments.end(),

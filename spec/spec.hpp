@@ -112,7 +112,8 @@ struct Spec {
   int buckets = 32;
   int max_distance = 128;
   bool bidirectional = true;
-  int k = 0;
+  int k = 0;                // shaw: the clip before the query (and past it, unless `right` says otherwise)
+  std::optional<int> right;  // shaw: the clip past the query; unset: k (one spelling: never equal to k)
   std::int64_t clamp_len = 0;
 
   // Both throw SpecError naming the offending token or value and what was expected.
@@ -128,6 +129,8 @@ struct Spec {
   nlohmann::json to_json() const;
 
   int rotary_dims() const { return rot == 0 ? d : rot; }
+  // Shaw's window: j - i is clipped to [-k, shaw_right()], an index into k + shaw_right() + 1 rows.
+  int shaw_right() const { return right.value_or(k); }
   // Whether cos and sin are rounded to the storage dtype before the rotation: cache=storage, or
   // precision=lowp-cache (exact-angle with cache=storage, spelled as before the key existed).
   bool cos_sin_in_storage() const { return cache == RoundsIn::storage || precision == PrecisionClass::lowp_cache; }

@@ -41,13 +41,13 @@ void shaw_indices(const Spec& spec, std::int64_t q_first, std::int64_t q_len, st
                   std::int64_t k_len, std::int32_t* out) {
   check_position_range("query position", q_first, q_len, kLargestTablePosition);
   check_position_range("key position", k_first, k_len, kLargestTablePosition);
-  const std::int64_t window = spec.k;
+  const std::int64_t left = spec.k, right = spec.shaw_right();
 #pragma omp parallel for schedule(static) if (q_len * k_len >= kElementsWorthThreads)
   for (std::int64_t q = 0; q < q_len; ++q) {
 #pragma omp simd
     for (std::int64_t k = 0; k < k_len; ++k) {
       const std::int64_t relative = (k_first + k) - (q_first + q);
-      out[q * k_len + k] = static_cast<std::int32_t>(std::clamp(relative, -window, window) + window);
+      out[q * k_len + k] = static_cast<std::int32_t>(std::clamp(relative, -left, right) + left);
     }
   }
 }

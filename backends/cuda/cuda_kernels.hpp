@@ -94,7 +94,8 @@ struct DeviceRelativeIndexPlan {
   std::int64_t q_first = 0, q_len = 0, k_first = 0, k_len = 0;
   bool bidirectional = false;
   std::int32_t upper_half = 0;
-  std::int64_t exact = 0, window = 0;
+  std::int64_t exact = 0;
+  std::int64_t left = 0, right = 0;  // Shaw's window
   const std::int64_t* bucket_start = nullptr;
   int starts = 0;
 };

@@ -142,7 +142,8 @@ void run_relative_index(const KernelPlace& place, KernelCall& call) {
     device.upper_half = static_cast<std::int32_t>(call.spec.buckets / 2);
     device.exact = plan.exact;
   } else {
-    device.window = call.spec.k;
+    device.left = call.spec.k;
+    device.right = call.spec.shaw_right();
   }
   const auto starts = upload_vector(place, bucket_start);
   device.bucket_start = static_cast<const std::int64_t*>(starts->data());

@@ -163,7 +163,7 @@ PEC_FN void relative_index_thread(pec_i64 thread, const DeviceRelativeIndexPlan&
   const pec_i64 relative = (plan.k_first + k) - (plan.q_first + q);
   out[q * stride.query + k * stride.key] =
       plan.t5 ? pec_t5_bucket(relative, plan.bidirectional, plan.upper_half, plan.exact, plan.bucket_start, plan.starts)
-              : pec_shaw_index(relative, plan.window);
+              : pec_shaw_index(relative, plan.left, plan.right);
 }
 
 // Thread (token, element) of a learned gather, moving the element's bits.

@@ -143,10 +143,11 @@ PEC_FN pec_i32 pec_t5_bucket(pec_i64 relative, int bidirectional, pec_i32 upper_
   return bucket + (pec_i32)(exact + low);
 }
 
-/* Shaw's index of relative = key - query: clip(relative, -k, k) + k. */
-PEC_FN pec_i32 pec_shaw_index(pec_i64 relative, pec_i64 window) {
-  const pec_i64 clipped = relative < -window ? -window : relative > window ? window : relative;
-  return (pec_i32)(clipped + window);
+/* Shaw's index of relative = key - query: clip(relative, -left, right) + left (left = right = k
+ * but for an asymmetric window, spec key `right`). */
+PEC_FN pec_i32 pec_shaw_index(pec_i64 relative, pec_i64 left, pec_i64 right) {
+  const pec_i64 clipped = relative < -left ? -left : relative > right ? right : relative;
+  return (pec_i32)(clipped + left);
 }
 
 #endif

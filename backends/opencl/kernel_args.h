@@ -77,10 +77,11 @@
 #define PEC_RELATIVE_UPPER_HALF 8    /* T5 */
 #define PEC_RELATIVE_EXACT 9         /* T5 */
 #define PEC_RELATIVE_STARTS 10       /* T5 */
-#define PEC_RELATIVE_WINDOW 11       /* Shaw */
+#define PEC_RELATIVE_LEFT 11         /* Shaw: k */
 #define PEC_RELATIVE_OUT_ORIGIN 12
 #define PEC_RELATIVE_OUT_STRIDE 13 /* four strides */
-#define PEC_RELATIVE_ARGS 17
+#define PEC_RELATIVE_RIGHT 17        /* Shaw: the window past the query */
+#define PEC_RELATIVE_ARGS 18
 
 /* Learned gathers, one work-item per output element. */
 #define PEC_GATHER_BATCH 0

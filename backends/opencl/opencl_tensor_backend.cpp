@@ -342,7 +342,8 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_RELATIVE_UPPER_HALF] = call.spec.buckets / 2;
     args[PEC_RELATIVE_EXACT] = plan.exact;
     args[PEC_RELATIVE_STARTS] = static_cast<cl_long>(plan.bucket_start.size());
-    args[PEC_RELATIVE_WINDOW] = call.spec.k;
+    args[PEC_RELATIVE_LEFT] = call.spec.k;
+    args[PEC_RELATIVE_RIGHT] = call.spec.shaw_right();
     const DeviceBuffer& arg_buffer = staged_local(kArgs, args);
     const DeviceBuffer& out = staged_from_call(output_slot_of(0), call.outputs[0]);
     if (t5) {

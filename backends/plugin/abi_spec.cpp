@@ -97,6 +97,7 @@ AbiSpec::AbiSpec(const Spec& spec)
   flat_.max_distance = spec.max_distance;
   flat_.bidirectional = spec.bidirectional;
   flat_.k = spec.k;
+  flat_.right = spec.shaw_right();
   flat_.clamp_len = spec.clamp_len;
 }
 

@@ -213,6 +213,10 @@ typedef struct pec_spec {
   /* Added after `alibi_mode`, read by no library built before it: such a library cannot name
    * `position` in its patterns, so it is only drawn with PEC_POSITION_FP32. */
   int32_t position;      /* rope, mrope, rope2d: pec_position_recipe */
+  /* Added after `position`, read by no library built before it: such a library cannot name
+   * `right` in its patterns, so it is only drawn with a symmetric window (right equal to k). */
+  int32_t right;         /* shaw: the clip past the query, index = clip(j - i, -k, right) + k;
+                            equal to k unless the spec names another */
 } pec_spec;
 
 /* One kernel call. Tensor shapes by family (every stride in elements, any order and padding

@@ -48,11 +48,18 @@ TEST(AbiSpec, PositionSaysHowAFloat32PositionIsFormed) {
   EXPECT_EQ(flat_of("rope(d=16,precision=fp32-angle)").position, PEC_POSITION_FP32);
 }
 
+TEST(AbiSpec, RightIsShawsWindowPastTheQuery) {
+  EXPECT_EQ(flat_of("shaw(k=64,right=8)").right, 8);
+  EXPECT_EQ(flat_of("shaw(k=64,right=8)").k, 64);
+  EXPECT_EQ(flat_of("shaw(k=4)").right, 4);
+}
+
 TEST(AbiSpec, TheNewFieldsFollowEveryFieldAnOlderLibraryKnows) {
   // Appended within version 1: a library built against the header before them reads a prefix.
   EXPECT_GT(offsetof(pec_spec, cache), offsetof(pec_spec, clamp_len));
   EXPECT_GT(offsetof(pec_spec, math), offsetof(pec_spec, cache));
   EXPECT_GT(offsetof(pec_spec, position), offsetof(pec_spec, alibi_mode));
+  EXPECT_GT(offsetof(pec_spec, right), offsetof(pec_spec, position));
 }
 
 }  // namespace

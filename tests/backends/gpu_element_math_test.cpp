@@ -313,14 +313,16 @@ TEST(GpuElementMath, T5BucketsAndShawIndicesAreTheCpusForEveryPair) {
               << text << " query " << q_first + q << " key " << k_first + k;
     }
   }
-  for (const char* text : {"shaw(k=4)", "shaw(k=1)", "shaw(k=64)"}) {
+  // Asymmetric windows too (wav2vec2-BERT's left 64, right 8), wider on either side.
+  for (const char* text : {"shaw(k=4)", "shaw(k=1)", "shaw(k=64)", "shaw(k=64,right=8)", "shaw(k=2,right=0)", "shaw(k=1,right=30)"}) {
     const Spec spec = Spec::parse(text);
     for (const std::int64_t q_first : firsts) {
       std::vector<std::int32_t> cpu(static_cast<std::size_t>(kQueries * kKeys));
       shaw_indices(spec, q_first, kQueries, q_first, kKeys, cpu.data());
       for (std::int64_t q = 0; q < kQueries; ++q)
         for (std::int64_t k = 0; k < kKeys; ++k)
-          ASSERT_EQ(cpu[static_cast<std::size_t>(q * kKeys + k)], pec_shaw_index(k - q, spec.k)) << text << " query " << q << " key " << k;
+          ASSERT_EQ(cpu[static_cast<std::size_t>(q * kKeys + k)], pec_shaw_index(k - q, spec.k, spec.shaw_right()))
+              << text << " query " << q << " key " << k;
     }
   }
 }

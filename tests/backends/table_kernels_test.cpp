@@ -150,13 +150,17 @@ TEST(IndexKernels, T5BucketsEqualTheReferenceIncludingItsBoundaries) {
 }
 
 TEST(IndexKernels, ShawIndicesEqualTheReference) {
-  const Spec spec = Spec::parse("shaw(k=4)");
-  const Reference<FastReal> reference(spec, 1);
-  std::vector<std::int32_t> indices(20 * 20);
-  shaw_indices(spec, 10, 20, 0, 20, indices.data());
-  for (std::int64_t q = 0; q < 20; ++q)
-    for (std::int64_t k = 0; k < 20; ++k)
-      EXPECT_EQ(Wide(indices[static_cast<std::size_t>(q * 20 + k)]), reference.evaluate(Point{{10 + q, k, 0}}, {})[0]);
+  // Symmetric, and wav2vec2-BERT's asymmetric window and its mirror: each side's clip is its own.
+  for (const char* text : {"shaw(k=4)", "shaw(k=6,right=2)", "shaw(k=2,right=6)"}) {
+    const Spec spec = Spec::parse(text);
+    const Reference<FastReal> reference(spec, 1);
+    std::vector<std::int32_t> indices(20 * 20);
+    shaw_indices(spec, 10, 20, 0, 20, indices.data());
+    for (std::int64_t q = 0; q < 20; ++q)
+      for (std::int64_t k = 0; k < 20; ++k)
+        EXPECT_EQ(Wide(indices[static_cast<std::size_t>(q * 20 + k)]), reference.evaluate(Point{{10 + q, k, 0}}, {})[0])
+            << text << " at " << 10 + q << ":" << k;
+  }
 }
 
 TEST(IndexKernels, GatherCopiesRowsBitForBitAndRefusesIdsPastTheTable) {

@@ -90,6 +90,7 @@ const std::vector<std::pair<std::string_view, std::string_view>> kNamedMutants{
     {"longrope-switch-at-orig", "longropeSwitchesToLongFactorsOnlyPastTheOriginalLength"},
     {"yarn-ramp-reversed", "yarnFrequenciesFollowTheRampFromDefaultToLinear"},
     {"t5-float32-log-truncated", "t5LogBucketsLieBetweenIntegerPowerBoundaries"},
+    {"shaw-window-symmetric", "shawIndicesAreClippedToTheWindow"},
 };
 
 // Past fp32-angle's horizon (|phi| about 2^22.4 with a correctly rounded theta) no bound can

@@ -548,6 +548,11 @@ std::vector<Mutant> build_mutants() {
       values_only([](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
         if (spec.family == Family::shaw) values[0] = Wide(point.c[1] - point.c[0] + spec.k);
       }));
+  add("shaw-window-symmetric", "Shaw's window past the query taken as k, whatever `right` says",
+      values_only([](const Spec& spec, const Point& point, std::span<const Wide>, std::vector<Wide>& values, const Evaluator&) {
+        if (spec.family == Family::shaw)
+          values[0] = Wide(std::clamp<std::int64_t>(point.c[1] - point.c[0], -spec.k, spec.k) + spec.k);
+      }));
   add("shaw-reversed", "Shaw's relative distance taken as i - j",
       point_only([](const Spec& spec, Point point) {
         if (spec.family == Family::shaw) std::swap(point.c[0], point.c[1]);

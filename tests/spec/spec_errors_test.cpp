@@ -77,6 +77,9 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("alibi()", {"alibi: key 'heads'", "is required"});
   expect_rejected("alibi(mode=causal)", {"alibi: key 'heads'", "is required"});
   expect_rejected("shaw()", {"shaw: key 'k'", "is required"});
+  expect_rejected("shaw(right=8)", {"shaw: key 'k'", "is required"});
+  expect_rejected("shaw(k=4,right=-1)", {"key 'right' expects an integer in [0,", "found '-1'"});
+  expect_rejected("t5(right=2)", {"unknown key 'right' for t5"});
   expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
   // Dynamic NTK's base exponent is d/(d - 2): two rotary dims have none (issue 38: a mutant that
   // never refused survived).

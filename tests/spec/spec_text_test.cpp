@@ -42,6 +42,8 @@ const char* const kCanonical[] = {
     "t5(buckets=32,max_distance=128)",
     "t5(buckets=64,max_distance=256,bidirectional=false)",
     "shaw(k=4)",
+    "shaw(k=64,right=8)",
+    "shaw(k=3,right=0)",
     "xl(d=8,base=10000,clamp_len=3)",
 };
 
@@ -90,6 +92,9 @@ TEST(SpecText, DefaultsAreOmittedAndPrimaryKeysAlwaysShown) {
   EXPECT_EQ(Spec::parse("sinusoidal(d=8)").canonical(), "sinusoidal(d=8,base=10000,layout=interleaved)");
   EXPECT_EQ(Spec::parse("rope(d=8,rot=8,sign=1,scaling=none,amp=1,dtype=fp32)").canonical(), "rope(d=8,base=10000,layout=half)");
   EXPECT_EQ(Spec::parse("t5()").canonical(), "t5(buckets=32,max_distance=128)");
+  // A Shaw window's right side equal to k is the symmetric window, spelled one way.
+  EXPECT_EQ(Spec::parse("shaw(k=4,right=4)").canonical(), "shaw(k=4)");
+  EXPECT_EQ(Spec::parse("shaw(k=4,right=4)"), Spec::parse("shaw(k=4)"));
 }
 
 TEST(SpecText, CacheAndMathDefaultToComputeAndNameWhereARotationRounds) {

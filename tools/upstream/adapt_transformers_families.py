@@ -6,9 +6,10 @@ function (modeling_t5.py T5Attention._relative_position_bucket) and the sinusoid
 Speech2TextSinusoidalPositionalEmbedding.get_embedding), DistilBERT (modeling_distilbert.py
 create_sinusoidal_embeddings) and Marian (modeling_marian.py
 MarianSinusoidalPositionalEmbedding.create_weight), XLNet's relative encoding
-(modeling_xlnet.py XLNetModel.relative_positional_encoding, Transformer-XL's), and the ALiBi biases of Bloom
-(modeling_bloom.py build_alibi_tensor) and MPT (modeling_mpt.py build_mpt_alibi_tensor), all
-under transformers/models/ in site-packages.
+(modeling_xlnet.py XLNetModel.relative_positional_encoding, Transformer-XL's), the ALiBi biases of Bloom
+(modeling_bloom.py build_alibi_tensor) and MPT (modeling_mpt.py build_mpt_alibi_tensor), and
+wav2vec2-BERT's Shaw-style relative_key indices (modeling_wav2vec2_bert.py
+_apply_relative_key_position_encoding), all under transformers/models/ in site-packages.
 
 Nothing of the encodings is ported. The table builders enumerate their own positions 0..n-1, and
 the campaign's reach 2^31: the adapter builds each table over the campaign's positions alone by
@@ -26,7 +27,7 @@ import contextlib
 import types
 
 import torch
-from transformers import Qwen2VLTextConfig, Qwen3VLTextConfig, XLNetConfig, XLNetModel
+from transformers import Qwen2VLTextConfig, Qwen3VLTextConfig, Wav2Vec2BertConfig, XLNetConfig, XLNetModel
 from transformers.models.bloom import modeling_bloom
 from transformers.models.distilbert import modeling_distilbert
 from transformers.models.falcon import modeling_falcon
@@ -36,9 +37,10 @@ from transformers.models.qwen2_vl import modeling_qwen2_vl
 from transformers.models.qwen3_vl import modeling_qwen3_vl
 from transformers.models.speech_to_text import modeling_speech_to_text
 from transformers.models.t5 import modeling_t5
+from transformers.models.wav2vec2_bert import modeling_wav2vec2_bert
 from transformers.models.whisper import modeling_whisper
 
-from campaign_positions import ArangeGives, PositionCount, enumerated_once
+from campaign_positions import ArangeGives, ArangesGiveInTurn, PositionCount, enumerated_once
 from rows import Column, Row, exact_angle
 
 LIBRARY = "transformers"
@@ -85,6 +87,42 @@ def t5_buckets(queries, keys, spec):
         relative, bidirectional=bidirectional, num_buckets=spec.keys["buckets"],
         max_distance=spec.keys["max_distance"])
     return buckets.to(torch.int32)
+
+
+class RelativeKeyIndex:
+    """fn(queries, keys, spec) -> [q, k] int32: the distance_embedding rows wav2vec2-BERT's
+    _apply_relative_key_position_encoding reads, clamp(j - i, -left, right) + left with its
+    config's left_max_position_embeddings 64 and right_max_position_embeddings 8 (shaw k=64,
+    right=8). The function enumerates queries and keys with arange(query_length) and
+    arange(key_length), answered in turn with the campaign's. It returns the bias
+    einsum(query, distance_embedding(index)) * scaling, not the index: the adapter reads the
+    index out through the module's own embedding, whose row r holds r in its first column, a
+    query that is 1 in that column and 0 elsewhere, and scaling 1 (every product and sum exact
+    below 2^24). SeamlessM4T v2's speech encoder repeats the same lines inside its attention's
+    forward, where they cannot be called alone."""
+
+    def __init__(self):
+        self.module = modeling_wav2vec2_bert.Wav2Vec2BertSelfAttention(
+            Wav2Vec2BertConfig(position_embeddings_type="relative_key"))
+        self.module.scaling = 1.0
+        rows, width = self.module.distance_embedding.weight.shape
+        with torch.no_grad():
+            self.module.distance_embedding.weight.zero_()
+            self.module.distance_embedding.weight[:, 0] = torch.arange(rows, dtype=torch.float32)
+        self.width = width
+        self.__qualname__ = "transformers.models.wav2vec2_bert._apply_relative_key_position_encoding"
+
+    def __call__(self, queries, keys, spec):
+        queries, keys = campaign_positions(queries), campaign_positions(keys)
+        query = torch.zeros(1, 1, len(queries), self.width)
+        query[..., 0] = 1
+        key = torch.zeros(1, 1, len(keys), self.width)
+        with torch.no_grad(), ArangesGiveInTurn(queries, keys) as gives:
+            _, bias = modeling_wav2vec2_bert._apply_relative_key_position_encoding(self.module, query, key)
+        if gives.answered != 2:
+            raise RuntimeError(f"_apply_relative_key_position_encoding called torch.arange {gives.answered} times "
+                               "for the campaign's positions, where the adapter expects twice (queries, keys)")
+        return bias[0, 0].to(torch.int32)
 
 
 @contextlib.contextmanager
@@ -240,6 +278,14 @@ class XlnetRelative:
         return table[:, 0, :]
 
 
+def shaw_rows():
+    return [Row(LIBRARY, "shaw", "wav2vec2-bert-relative-key",
+                "_apply_relative_key_position_encoding (wav2vec2-BERT relative_key, left 64, right 8)",
+                "shaw(k=64,right=8)", (Column("indices", "", "integer indices: each must equal the exact one"),),
+                RelativeKeyIndex,
+                "transformers/models/wav2vec2_bert/modeling_wav2vec2_bert.py: _apply_relative_key_position_encoding")]
+
+
 def xl_rows():
     return [Row(LIBRARY, "xl", "xlnet-relative", "XLNetModel.relative_positional_encoding (xlnet-base-cased, d_model 768)",
                 "xl(d=768,base=10000)", (FP32_HF, exact_angle()), lambda: XlnetRelative(768),
@@ -284,7 +330,7 @@ def alibi_rows():
 
 
 def rows():
-    return mrope_rows() + t5_rows() + sinusoid_rows() + float64_table_rows() + xl_rows() + alibi_rows()
+    return mrope_rows() + t5_rows() + shaw_rows() + sinusoid_rows() + float64_table_rows() + xl_rows() + alibi_rows()
 
 
 def float64_table_rows():

@@ -59,3 +59,25 @@ def enumerated_once(gives, what):
     """Raises unless the builder enumerated its positions exactly once inside `gives`."""
     if gives.answered != 1:
         raise RuntimeError(f"{what} called torch.arange(n) {gives.answered} times, where the adapter expects once")
+
+
+class ArangesGiveInTurn(TorchFunctionMode):
+    """with ArangesGiveInTurn(first, second, ...) as gives: builder(...) — for a builder that
+    enumerates several position ranges from plain lengths (wav2vec2-BERT's relative_key: the
+    queries' arange(query_length), then the keys' arange(key_length)). The builder's successive
+    torch.arange(n) calls, each n the length of the next list in turn, return those lists;
+    gives.answered counts them, and every other torch call runs as written."""
+
+    def __init__(self, *ranges):
+        super().__init__()
+        self.ranges = [torch.as_tensor(r).to(torch.long).reshape(-1) for r in ranges]
+        self.answered = 0
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if (func is torch.arange and self.answered < len(self.ranges) and len(args) == 1
+                and not isinstance(args[0], torch.Tensor) and args[0] == len(self.ranges[self.answered])):
+            positions = self.ranges[self.answered]
+            self.answered += 1
+            return positions.to(dtype=kwargs.get("dtype") or torch.int64, device=kwargs.get("device"))
+        return func(*args, **kwargs)

@@ -102,6 +102,24 @@ def test_t5_sign_convention_is_key_minus_query():
     assert int(later_key[0, 0]) == 16 + 3  # rp = +3: the upper half of the 32 buckets
 
 
+# Shaw (wav2vec2-BERT relative_key)
+
+def test_relative_key_indices_clip_each_side_of_the_query_by_its_own_window():
+    spec = spec_of("wav2vec2-bert-relative-key")
+    assert (spec.keys["k"], spec.keys["right"]) == (64, 8)
+    queries = np.array([0, 100, 2**31 - 1], dtype=np.int64)
+    keys = np.concatenate([np.arange(0, 200), [2**31 - 70, 2**31 - 1]]).astype(np.int64)
+    got = row("wav2vec2-bert-relative-key").kernel()(torch.from_numpy(queries), torch.from_numpy(keys), spec)
+    assert got.dtype == torch.int32 and tuple(got.shape) == (len(queries), len(keys))
+    want = [[min(max(int(k) - int(q), -64), 8) + 64 for k in keys] for q in queries]
+    np.testing.assert_array_equal(got.numpy(), np.array(want))
+
+
+def test_relative_key_reads_the_models_own_windows():
+    module = row("wav2vec2-bert-relative-key").kernel().module
+    assert (module.left_max_position_embeddings, module.right_max_position_embeddings) == (64, 8)
+
+
 def test_t5_rows_are_what_peconform_reads_from_t5_configs():
     config = dict(model_type="t5", relative_attention_num_buckets=32, relative_attention_max_distance=128)
     assert peconform.Spec.from_hf_config(config).canonical == row("t5-buckets-encoder").spec

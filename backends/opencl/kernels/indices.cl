@@ -14,7 +14,7 @@ __kernel void pec_shaw(PEC_GLOBAL const long* args, PEC_GLOBAL int* out) {
   const long k = (long)get_global_id(0), q = (long)get_global_id(1);
   const long relative = (args[PEC_RELATIVE_K_FIRST] + k) - (args[PEC_RELATIVE_Q_FIRST] + q);
   PEC_GLOBAL const long* stride = args + PEC_RELATIVE_OUT_STRIDE;
-  out[args[PEC_RELATIVE_OUT_ORIGIN] + q * stride[2] + k * stride[3]] = pec_shaw_index(relative, args[PEC_RELATIVE_WINDOW]);
+  out[args[PEC_RELATIVE_OUT_ORIGIN] + q * stride[2] + k * stride[3]] = pec_shaw_index(relative, args[PEC_RELATIVE_LEFT], args[PEC_RELATIVE_RIGHT]);
 }
 
 __kernel void pec_gather(PEC_GLOBAL const long* args, PEC_GLOBAL const uchar* ids, PEC_GLOBAL const pec_raw* table,

@@ -31,6 +31,7 @@ inline constexpr const char* kCudaCases[] = {
     "alibi(heads=6,slopes=bloom,precision=fp32-angle,dtype=bf16) | seq=20 keys=30 key_offset=5 seed=14",
     "t5(buckets=32,max_distance=128) | seq=40 keys=300 seed=15",
     "shaw(k=4) | seq=20 keys=30 seed=16",
+    "shaw(k=5,right=1) | seq=20 keys=30 seed=16",
     "learned(d=16,rows=50,dtype=bf16) | batch=2 seq=9 ids=int32 positions=scattered seed=17",
 };
 

@@ -82,6 +82,7 @@ const char* const kAgreeingCalls[] = {
     "alibi(heads=8,mode=symmetric,dtype=fp16,precision=fp32-angle,slopes=bloom) | seq=4 keys=30 offset=100 seed=2",
     "t5(buckets=32,max_distance=128) | seq=16 keys=300 offset=100 seed=1",
     "shaw(k=4) | seq=9 keys=12 key_offset=3 seed=1",
+    "shaw(k=5,right=1) | seq=9 keys=12 key_offset=3 seed=1",
     "learned(d=8,rows=64,dtype=bf16) | batch=2 seq=5 ids=int32 positions=scattered seed=3",
 };
 
