@@ -78,6 +78,10 @@ ElementTally verify_sinusoid(const KernelCall& call) {
   for (const TablePairScale<Wide>& pair : pairs) frequencies.push_back(split_frequency(pair.frequency));
   std::vector<double> growth;
   for (int index = 0; index <= spec.d / 2; ++index) growth.push_back(angle_growth<double>(spec, index));
+  // amp scales every entry (xl has none: 1). The double nearest it and the product in double
+  // are each off by 2^-53 relative, which the screen's error takes in.
+  const double amplitude = spec.amp.to_double();
+  const double amplitude_screen = amplitude == 1 ? 0 : 0x1p-51;
   std::vector<ElementTally> tallies(static_cast<std::size_t>(omp_get_max_threads()));
 #pragma omp parallel if (worth_a_team(call.rows * spec.d))
   {
@@ -101,15 +105,16 @@ ElementTally verify_sinusoid(const KernelCall& call) {
           const double angle = cs.magnitude;
           const std::size_t sine = sine_second ? pair.second : pair.first, cosine = sine_second ? pair.first : pair.second;
           // A lone column holds only the first member: the sine, or under cos-sin the cosine.
-          const std::pair<std::size_t, double> both[2] = {{sine, cs.sin}, {cosine, cs.cos}};
-          const std::pair<std::size_t, double> lone{pair.first, sine_second ? cs.cos : cs.sin};
+          const std::pair<std::size_t, double> both[2] = {{sine, amplitude * cs.sin}, {cosine, amplitude * cs.cos}};
+          const std::pair<std::size_t, double> lone{pair.first, amplitude * (sine_second ? cs.cos : cs.sin)};
+          const double screen_error = amplitude * cs.error + amplitude_screen * amplitude;
           for (const auto& [e, expected] : pair.lone ? std::span(&lone, 1) : std::span(both)) {
             paired[e] = true;
             // The final rounding is relative to the entry; |entry| <= |screened value| + its error.
-            const double bound = sinusoid_bound<double>(spec, angle, std::abs(expected) + cs.error, pair_growth) * kBoundRounding;
+            const double bound = sinusoid_bound<double>(spec, angle, std::abs(expected) + screen_error, pair_growth) * kBoundRounding;
             const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
             const double actual = Access::value(out, at);
-            const Screened x{actual, expected, bound, cs.error, Access::sentinel_held(type, out, at, actual), bound >= 1};
+            const Screened x{actual, expected, bound, screen_error, Access::sentinel_held(type, out, at, actual), bound >= amplitude};
             check_screened(x, {0, row * spec.d + static_cast<std::int64_t>(e)}, position, type, escalation, point, e, tally,
                            [&, e = e](std::string kind, double ref, double actual, double ratio) {
                              return ElementFailure{kind, "table", row * spec.d + static_cast<std::int64_t>(e),

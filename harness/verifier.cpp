@@ -16,7 +16,7 @@ CaseVerdict verify_call(const KernelCall& call) {
     case Family::alibi: tally = verify_alibi(call); break;
     case Family::t5:
     case Family::shaw: tally = verify_indices(call); break;
-    case Family::learned: tally = verify_gather(call); break;
+    case Family::learned: tally = call.spec.amp == Decimal(1) ? verify_gather(call) : verify_scaled_gather(call); break;
   }
   tally.merge(verify_guards(call));
   return tally.verdict();

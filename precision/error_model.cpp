@@ -94,7 +94,16 @@ std::vector<Wide> claimed_error_bounds(const Reference<FastReal>& reference, con
       }
       break;
     }
-    case Family::learned:
+    case Family::learned: {
+      // At amp = 1 a gather moves the table's bits: B = 0. Under amp each entry is a product.
+      if (spec.amp == Decimal(1)) break;
+      const std::vector<Wide> exact = reference.evaluate(point, input);
+      const FormatConstants storage = format_constants(spec.dtype);
+      for (std::size_t e = 0; e < exact.size(); ++e)
+        bounds[e] = within_claim<Wide>(abs(exact[e]), Wide(storage.largest)) ? amplified_entry_bound<Wide>(spec, exact[e], Wide(0))
+                                                                             : infinity;
+      break;
+    }
     case Family::t5:
     case Family::shaw:
       break;

@@ -34,6 +34,11 @@
 // A sinusoid entry y = sin or cos: B = d_phi + 2^-52 + u_f |y| + eta_c + eta_s; under
 // fp64-angle (float64 tables) d_phi = 2^-50 + |phi| eps_64 (float64_table_theta_error) and the
 // sine 2^-50 (NumPy's).
+// A table scaled by amp A != 1 (sinusoidal, learned): the kernel holds its entry v in the
+// compute format (error E: the sinusoid's before the store, 0 for a learned entry), multiplies
+// by A rounded to the compute format through double (e_A, exact where A is representable), rounds
+// the product there and stores it: B = A E + e_A A (|v| + E) + u_c P + eta_c [+ u_s (P (1 + u_c)
+// + eta_c) + eta_s where the formats differ], P = A (1 + e_A)(|v| + E) (amplified_entry_bound).
 // An ALiBi bias b: |b| (2^-51 + u_c + u_s) + eta_c + eta_s, or under fp32-angle |b| times the
 // float32 slope recipe's error, the distance's and the product's roundings, plus u_s
 // (alibi_bound_terms).
@@ -51,6 +56,7 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include <boost/math/constants/constants.hpp>
@@ -629,21 +635,61 @@ RotaryBoundTerms<Real> rotary_bound_terms(const Spec& spec, const Real& angle, c
           Real(storage.largest)};
 }
 
+// amp as Real: exact in binary128; in double (the screening verifiers) the double nearest it,
+// 2^-53 off, which amplitude_rounding charges.
+template <class Real> Real amplitude_of(const Spec& spec) {
+  if constexpr (std::is_same_v<Real, double>) return spec.amp.to_double();
+  else return from_decimal<Real>(spec.amp);
+}
+
+// amp's relative error as a kernel holds it: the double nearest A (the ABI's pec_spec.amp, a Python
+// float) rounded to the compute format; 0 where A is representable there (but for the 2^-52 a
+// double amplitude_of adds).
+template <class Real> Real amplitude_rounding(const Spec& spec) {
+  const double nearest = spec.amp.to_double();
+  const Real held = compute_dtype(spec.dtype) == Dtype::fp64 ? Real(nearest) : Real(static_cast<float>(nearest));
+  const Real exact = amplitude_of<Real>(spec);
+  return abs(held - exact) / exact + (std::is_same_v<Real, double> ? std::ldexp(1.0, -52) : 0.0);
+}
+
+// The bound of a table entry of exact value A v that a kernel forms as the product of its entry v,
+// held in the compute format with error at most `held_error`, by amp A (the model above).
+template <class Real> Real amplified_entry_bound(const Spec& spec, const Real& entry, const Real& held_error) {
+  using std::abs;
+  const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
+  const FormatConstants storage = format_constants(spec.dtype);
+  const Real amplitude = amplitude_of<Real>(spec), e_a = amplitude_rounding<Real>(spec);
+  const Real held = abs(entry) / amplitude + held_error;  // at least |v̂|
+  const Real product = amplitude * (1 + e_a) * held;
+  const Real u_c(compute.unit), eta_c(compute.subnormal_spacing);
+  const Real in_compute = amplitude * held_error + e_a * amplitude * held + u_c * product + eta_c;
+  if (compute_dtype(spec.dtype) == spec.dtype) return in_compute;
+  return in_compute + Real(storage.unit) * (product * (1 + u_c) + eta_c) + Real(storage.subnormal_spacing);
+}
+
 // Whether a magnitude stays 2^-6 inside the storage range, where the kernels claim their bound.
 template <class Real> bool within_claim(const Real& magnitude, const Real& largest) {
   return magnitude * (1 + std::ldexp(1.0, -6)) < largest;
 }
 
-// A sinusoid table entry's bound (a rotation of (0, 1)) at angle `angle`, for an entry of exact
-// value `entry` (its sin or cos), whose frequency's angle error grows by `growth` (angle_growth);
-// +inf where the angle error alone reaches 1, the entries' scale.
+// A sinusoid table entry's bound (a rotation of (0, 1), times amp) at angle `angle`, for an entry
+// of exact value `entry` (its sin or cos times amp), whose frequency's angle error grows by
+// `growth` (angle_growth); +inf where the angle error alone reaches 1, the entries' scale.
 template <class Real> Real sinusoid_bound(const Spec& spec, const Real& angle, const Real& entry, const Real& growth) {
   using std::abs, std::ldexp;
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
-  const Real final = Real(storage.unit) + (compute_dtype(spec.dtype) != spec.dtype ? Real(compute.unit) : Real(0));
   const Real before_rounding = ldexp(Real(1), -50) + abs(angle) * growth + table_sin_cos_error<Real>(spec);
   if (!(before_rounding < 1)) return std::numeric_limits<Real>::infinity();
+  if (spec.amp != Decimal(1)) {
+    const Real amplitude = amplitude_of<Real>(spec);
+    // Entries of magnitude up to A near the storage's largest value may overflow: no claim.
+    if (!within_claim<Real>(amplitude, Real(storage.largest))) return std::numeric_limits<Real>::infinity();
+    // sin or cos held in the compute format before the product: its error and that rounding.
+    const Real u_c(compute.unit), sine = abs(entry) / amplitude;
+    return amplified_entry_bound<Real>(spec, entry, before_rounding * (1 + u_c) + u_c * sine + Real(compute.subnormal_spacing));
+  }
+  const Real final = Real(storage.unit) + (compute_dtype(spec.dtype) != spec.dtype ? Real(compute.unit) : Real(0));
   return before_rounding * (1 + final) + final * abs(entry) + Real(compute.subnormal_spacing) +
          Real(storage.subnormal_spacing);
 }

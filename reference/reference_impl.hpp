@@ -24,6 +24,7 @@ Reference<Real>::Reference(const Spec& spec, std::int64_t sequence_length) : spe
       break;
     case Family::sinusoidal:
       frequencies_.inv_freq = sinusoidal_frequencies<Real>(spec);
+      frequencies_.attention = from_decimal<Real>(spec.amp);
       break;
     case Family::xl:
       frequencies_.inv_freq = default_inv_freq(from_decimal<Real>(spec.base), spec.d);
@@ -32,6 +33,8 @@ Reference<Real>::Reference(const Spec& spec, std::int64_t sequence_length) : spe
       slopes_ = peconform::alibi_slopes<Real>(spec.heads);
       break;
     case Family::learned:
+      frequencies_.attention = from_decimal<Real>(spec.amp);
+      break;
     case Family::t5:
     case Family::shaw:
       break;
@@ -71,14 +74,16 @@ std::vector<Real> Reference<Real>::evaluate(const Point& point, std::span<const 
       return rotate(spec_, frequencies_, point, input);
     case Family::sinusoidal:
       if (p < 0) throw SpecError(fmt::format("sinusoidal positions start at 0, found {}", p));
-      return sinusoidal_row(spec_, frequencies_.inv_freq, p);
+      return sinusoidal_row(spec_, frequencies_.inv_freq, p, frequencies_.attention);
     case Family::learned: {
       if (p < 0 || p >= spec_.rows)
         throw SpecError(fmt::format("position {} is past the learned table of {} rows (valid: 0..{})", p, spec_.rows,
                                     spec_.rows - 1));
       const auto row = input.subspan(static_cast<std::size_t>(p) * static_cast<std::size_t>(spec_.d),
                                      static_cast<std::size_t>(spec_.d));
-      return std::vector<Real>(row.begin(), row.end());
+      std::vector<Real> out(row.begin(), row.end());
+      for (Real& value : out) value *= frequencies_.attention;  // amp: x-transformers' AbsolutePositionalEmbedding
+      return out;
     }
     case Family::xl:
       return xl_relative_row(spec_, frequencies_.inv_freq, p, q);

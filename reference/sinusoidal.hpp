@@ -40,15 +40,17 @@ template <class Real> std::vector<Real> sinusoidal_frequencies(const Spec& spec)
 // One table row. Interleaved puts pair i at (2i, 2i+1), half puts sines then cosines
 // ([sin..., cos...]); cos-sin swaps the two within each place; odd d under half ends in a zero
 // column, under interleaved in the lone first member (sin, or cos under cos-sin) of pair n.
-// The row is that of position + offset (fairseq: offset = padding_idx + 1).
+// The row is that of position + offset (fairseq: offset = padding_idx + 1), every entry times
+// `amplitude`, the spec's amp (mlx's SinusoidalPositionalEncoding scale, sqrt(2/dims) by default).
 template <class Real>
-std::vector<Real> sinusoidal_row(const Spec& spec, const std::vector<Real>& frequencies, std::int64_t position) {
+std::vector<Real> sinusoidal_row(const Spec& spec, const std::vector<Real>& frequencies, std::int64_t position,
+                                 const Real& amplitude) {
   const int n = spec.d / 2;
   std::vector<Real> row(static_cast<std::size_t>(spec.d), Real(0));
   const Real shifted(position + spec.offset);
   for (int i = 0; i < n; ++i) {
     const Real angle = shifted * frequencies[static_cast<std::size_t>(i)];
-    Real first = sin(angle), second = cos(angle);
+    Real first = sin(angle) * amplitude, second = cos(angle) * amplitude;
     if (spec.order == SinusoidalOrder::cos_sin) std::swap(first, second);
     const auto [a, b] = spec.layout == Layout::interleaved ? std::pair{2 * i, 2 * i + 1} : std::pair{i, i + n};
     row[static_cast<std::size_t>(a)] = first;
@@ -56,7 +58,7 @@ std::vector<Real> sinusoidal_row(const Spec& spec, const std::vector<Real>& freq
   }
   if (has_lone_column(spec)) {
     const Real angle = shifted * frequencies[static_cast<std::size_t>(n)];
-    row[static_cast<std::size_t>(spec.d - 1)] = spec.order == SinusoidalOrder::cos_sin ? cos(angle) : sin(angle);
+    row[static_cast<std::size_t>(spec.d - 1)] = (spec.order == SinusoidalOrder::cos_sin ? cos(angle) : sin(angle)) * amplitude;
   }
   return row;
 }

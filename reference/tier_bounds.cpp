@@ -107,8 +107,8 @@ template <class Real> FrequencyError<Real> frequency_error(const Spec& spec) {
   return out;
 }
 
-// Every element's bound: its scale (A r for a rotated pair, 1 for a table entry, |b| for an
-// ALiBi bias, 0 for what must be identical) times `unit`, times, where the tier's angles carry
+// Every element's bound: its scale (A r for a rotated pair, A for a table entry, |b| for an
+// ALiBi bias, |A w| for a learned entry under amp, 0 for what must be identical) times `unit`, times, where the tier's angles carry
 // rounding (`angles_rounded`), the growth of that rounding through the angle and amplitude.
 template <class Real>
 std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& point, std::span<const Real> input,
@@ -149,7 +149,8 @@ std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& po
     case Family::sinusoidal:
     case Family::xl:
       for (const TablePairScale<Real>& pair : table_pair_scales(reference, point))
-        bounds[pair.first] = bounds[pair.second] = unit * growth(pair.angle, pair.frequency, Real(0));
+        bounds[pair.first] = bounds[pair.second] =
+            reference.frequencies().attention * unit * growth(pair.angle, pair.frequency, Real(0));
       break;
     case Family::alibi: {
       const std::vector<Real> bias = reference.evaluate(point, input);
@@ -160,7 +161,13 @@ std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& po
       }
       break;
     }
-    case Family::learned:
+    case Family::learned: {
+      // Under amp the entry is a product, rounded once by a tier; at amp = 1 it is the table's own.
+      if (spec.amp == Decimal(1)) break;
+      const std::vector<Real> entries = reference.evaluate(point, input);
+      for (std::size_t e = 0; e < entries.size(); ++e) bounds[e] = abs(entries[e]) * unit;
+      break;
+    }
     case Family::t5:
     case Family::shaw:
       break;

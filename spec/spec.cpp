@@ -309,7 +309,7 @@ const std::vector<KeyRule<Spec>>& spec_rules() {
       integer_key<Spec>("sign", with(kRotary, {F::rope2d}), false, &Spec::sign, -1, 1),
       {"scaling", kRotary, false, [](Spec& s, const Argument& a) { s.scaling = read_plan(a); },
        [](const Spec& s) { return write_plan(s.scaling); }},
-      decimal_key<Spec>("amp", with(kRotary, {F::rope2d}), false, &Spec::amp),
+      decimal_key<Spec>("amp", with(kRotary, {F::rope2d, F::sinusoidal, F::learned}), false, &Spec::amp),
       decimal_key<Spec>("scale_base", {F::xpos}, false, &Spec::scale_base),
       enum_key("role", {F::xpos}, false, &Spec::role),
       enum_key("order", {F::sinusoidal}, false, &Spec::order),

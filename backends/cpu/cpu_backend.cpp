@@ -105,7 +105,8 @@ class CpuEvaluator final : public Evaluator {
       }
       case Family::learned: {
         const std::vector<T> table = cpu::to_storage<T>(input);
-        cpu::gather_rows<T>(table.data(), spec_.rows, spec_.d, cpu::position_ids(&p, 1, 1, 1), 1, 1, out.data());
+        cpu::gather_rows<T>(table.data(), spec_.rows, spec_.d, cpu::position_ids(&p, 1, 1, 1), 1, 1, spec_.amp.to_double(),
+                            out.data());
         break;
       }
       case Family::t5:

@@ -46,7 +46,7 @@ template <class T> void run_in(KernelCall& call) {
       break;
     case Family::learned:
       gather_rows<T>(static_cast<const T*>(call.inputs[0].data()), spec.rows, spec.d, ids_of(call), call.batch, call.seq,
-                     static_cast<T*>(call.outputs[0].data()));
+                     spec.amp.to_double(), static_cast<T*>(call.outputs[0].data()));
       break;
     case Family::t5:
     case Family::shaw: break;

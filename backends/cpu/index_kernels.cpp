@@ -54,7 +54,7 @@ void shaw_indices(const Spec& spec, std::int64_t q_first, std::int64_t q_len, st
 
 template <class T>
 void gather_rows(const T* table, std::int64_t rows, std::int64_t d, const PositionIds& ids, std::int64_t batch,
-                 std::int64_t seq, T* out) {
+                 std::int64_t seq, double amplitude, T* out) {
   for (std::int64_t b = 0; b < batch; ++b)
     for (std::int64_t s = 0; s < seq; ++s) {
       const std::int64_t id = ids.at(0, b, s);
@@ -65,14 +65,22 @@ void gather_rows(const T* table, std::int64_t rows, std::int64_t d, const Positi
 #pragma omp parallel for schedule(static) if (batch * seq * d >= kElementsWorthThreads)
   for (std::int64_t token = 0; token < batch * seq; ++token) {
     const std::int64_t id = ids.at(0, token / seq, token % seq);
-    std::memcpy(out + token * d, table + id * d, static_cast<std::size_t>(d) * sizeof(T));
+    if (amplitude == 1) {
+      std::memcpy(out + token * d, table + id * d, static_cast<std::size_t>(d) * sizeof(T));
+      continue;
+    }
+    const auto scale = static_cast<Compute<T>>(amplitude);
+    for (std::int64_t e = 0; e < d; ++e) out[token * d + e] = store<T>(load(table[id * d + e]) * scale);
   }
 }
 
-template void gather_rows<double>(const double*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t, double*);
-template void gather_rows<float>(const float*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t, float*);
-template void gather_rows<Half>(const Half*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t, Half*);
+template void gather_rows<double>(const double*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t,
+                                 double, double*);
+template void gather_rows<float>(const float*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t,
+                                 double, float*);
+template void gather_rows<Half>(const Half*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t,
+                                 double, Half*);
 template void gather_rows<BFloat16>(const BFloat16*, std::int64_t, std::int64_t, const PositionIds&, std::int64_t, std::int64_t,
-                                    BFloat16*);
+                                 double, BFloat16*);
 
 }  // namespace peconform::cpu

@@ -18,10 +18,12 @@ void t5_buckets(const T5Plan& plan, std::int64_t q_first, std::int64_t q_len, st
 void shaw_indices(const Spec& spec, std::int64_t q_first, std::int64_t q_len, std::int64_t k_first,
                   std::int64_t k_len, std::int32_t* out);
 
-// out[b][s][:] = table[ids(b, s)][:] for a [rows, d] table (one id axis). Throws SpecError,
-// before writing, for an id outside 0 .. rows - 1: a gather never clamps.
+// out[b][s][:] = table[ids(b, s)][:] for a [rows, d] table (one id axis), moved bit for bit at
+// amplitude 1; any other amplitude (amp, the double nearest it) multiplies each entry in the
+// compute format, as x-transformers' AbsolutePositionalEmbedding does. Throws SpecError, before
+// writing, for an id outside 0 .. rows - 1: a gather never clamps.
 template <class T>
 void gather_rows(const T* table, std::int64_t rows, std::int64_t d, const PositionIds& ids, std::int64_t batch,
-                 std::int64_t seq, T* out);
+                 std::int64_t seq, double amplitude, T* out);
 
 }  // namespace peconform::cpu

@@ -19,7 +19,7 @@ namespace peconform::cpu {
 SinusoidPlan make_sinusoid_plan(const Spec& spec) {
   if (spec.family != Family::sinusoidal && spec.family != Family::xl)
     throw SpecError(fmt::format("{} is not a sinusoidal family", family_name(spec.family)));
-  SinusoidPlan plan{spec, {}, {}, {}, 0};
+  SinusoidPlan plan{spec, {}, {}, {}, spec.amp.to_double(), 0};
   double largest_frequency = 0;
   const std::vector<Quad> theta = sinusoid_frequencies(spec);
   for (const Quad value : theta) {
@@ -53,23 +53,26 @@ PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t
   const int n = plan.spec.d / 2;
   const double position_f64 = static_cast<double>(position);
   const double position_f32 = static_cast<float>(position);
+  // amp: the entry in the compute format times amp rounded there (exact at amp = 1), as mlx's
+  // SinusoidalPositionalEncoding scales its float32 table.
+  const auto amplitude = static_cast<Compute<T>>(plan.amplitude);
 #pragma omp simd
   for (int i = 0; i < n; ++i) {
     const SinCos value = sin_cos(table_angle<kAngle>(plan, position_f64, position_f32, i));
     const double first = cos_first ? value.cos : value.sin, second = cos_first ? value.sin : value.cos;
     if constexpr (kInterleaved) {
-      row[2 * i] = store<T>(static_cast<Compute<T>>(first));
-      row[2 * i + 1] = store<T>(static_cast<Compute<T>>(second));
+      row[2 * i] = store<T>(static_cast<Compute<T>>(first) * amplitude);
+      row[2 * i + 1] = store<T>(static_cast<Compute<T>>(second) * amplitude);
     } else {
-      row[i] = store<T>(static_cast<Compute<T>>(first));
-      row[i + n] = store<T>(static_cast<Compute<T>>(second));
+      row[i] = store<T>(static_cast<Compute<T>>(first) * amplitude);
+      row[i + n] = store<T>(static_cast<Compute<T>>(second) * amplitude);
     }
   }
   if (plan.spec.d % 2 == 0) return;
   if constexpr (kInterleaved) {
     // DistilBERT's lone last column: the first member of pair n, whose frequency the plan holds.
     const SinCos value = sin_cos(table_angle<kAngle>(plan, position_f64, position_f32, n));
-    row[plan.spec.d - 1] = store<T>(static_cast<Compute<T>>(cos_first ? value.cos : value.sin));
+    row[plan.spec.d - 1] = store<T>(static_cast<Compute<T>>(cos_first ? value.cos : value.sin) * amplitude);
   } else {
     row[plan.spec.d - 1] = store<T>(Compute<T>(0));
   }

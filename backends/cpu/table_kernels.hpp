@@ -20,6 +20,7 @@ struct SinusoidPlan {
   std::vector<SplitFrequency> frequency;
   std::vector<double> frequency_f32;  // float32 values, held in double
   std::vector<double> power_f64;      // fp64-angle: b^(m_k/D) in float64, the divisor of p
+  double amplitude = 1;               // amp, the double nearest it: each entry, held in the compute format, times it
   std::int64_t largest_position = 0;  // largest_position_for() the largest frequency
 };
 

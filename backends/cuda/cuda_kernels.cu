@@ -39,6 +39,11 @@ template <class Bits> __global__ void gather_kernel(DeviceGather gather, DeviceI
   if (thread < gather_threads(gather, ids)) gather_thread<Bits>(thread, gather, ids);
 }
 
+template <class S> __global__ void scaled_gather_kernel(DeviceGather gather, DeviceIds ids) {
+  const pec_i64 thread = thread_index();
+  if (thread < gather_threads(gather, ids)) scaled_gather_thread<S>(thread, gather, ids);
+}
+
 unsigned blocks_for(pec_i64 threads) { return static_cast<unsigned>((threads + kThreads - 1) / kThreads); }
 
 // cudaGetLastError reports the last error of any runtime call on this thread, and clears it: a
@@ -72,6 +77,13 @@ template <class Bits> int gather_as(const DeviceGather& gather, const DeviceIds&
   clear_earlier_error();
   if (const pec_i64 threads = gather_threads(gather, ids); threads > 0)
     gather_kernel<Bits><<<blocks_for(threads), kThreads>>>(gather, ids);
+  return launched();
+}
+
+template <class S> int scaled_gather_as(const DeviceGather& gather, const DeviceIds& ids) {
+  clear_earlier_error();
+  if (const pec_i64 threads = gather_threads(gather, ids); threads > 0)
+    scaled_gather_kernel<S><<<blocks_for(threads), kThreads>>>(gather, ids);
   return launched();
 }
 
@@ -116,6 +128,15 @@ int launch_relative_index(const DeviceRelativeIndexPlan& plan, std::int32_t* out
 }
 
 int launch_gather(const DeviceGather& gather, const DeviceIds& ids) {
+  if (gather.amplitude != 1) {
+    switch (gather.storage) {
+      case Storage::fp64: return scaled_gather_as<Fp64>(gather, ids);
+      case Storage::fp32: return scaled_gather_as<Fp32>(gather, ids);
+      case Storage::fp16: return scaled_gather_as<Fp16>(gather, ids);
+      case Storage::bf16: return scaled_gather_as<Bf16>(gather, ids);
+    }
+    return static_cast<int>(cudaErrorInvalidValue);
+  }
   switch (gather.element_size) {
     case 8: return gather_as<pec_u64>(gather, ids);
     case 4: return gather_as<pec_u32>(gather, ids);

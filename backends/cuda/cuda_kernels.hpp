@@ -67,6 +67,7 @@ struct DeviceSinusoidPlan {
   std::int64_t first = 0, rows = 0, offset = 0, clamp_len = 0;
   const pec_frequency* frequency = nullptr;  // [d/2 + 1]
   const float* frequency_f32 = nullptr;      // [d/2 + 1]
+  double amplitude = 1;                      // amp: each entry, in the compute type, times it
 };
 
 int launch_sinusoid(Storage storage, const DeviceSinusoidPlan& plan, void* out, std::int64_t row_stride,
@@ -102,7 +103,8 @@ struct DeviceRelativeIndexPlan {
 
 int launch_relative_index(const DeviceRelativeIndexPlan& plan, std::int32_t* out, const BiasStrides& stride);
 
-// Learned: out[b, s, e] = table[id(b, s), e], elements of `element_size` bytes moved as bits.
+// Learned: out[b, s, e] = table[id(b, s), e], elements of `element_size` bytes moved as bits, or
+// under amp, amp times table[id(b, s), e].
 struct DeviceGather {
   const void* table = nullptr;
   std::int64_t table_row_stride = 0, table_element_stride = 1;
@@ -110,6 +112,9 @@ struct DeviceGather {
   std::int64_t out_stride[4] = {0, 0, 0, 0};
   std::int64_t d = 0;
   int element_size = 4;
+  // amp: 1 moves the bits; any other value multiplies each entry in the storage's compute type.
+  double amplitude = 1;
+  Storage storage = Storage::fp32;
 };
 
 int launch_gather(const DeviceGather& gather, const DeviceIds& ids);

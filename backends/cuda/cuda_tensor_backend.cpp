@@ -99,6 +99,7 @@ void run_sinusoid(const KernelPlace& place, KernelCall& call) {
   device.clamp_len = spec.clamp_len;
   device.frequency = static_cast<const pec_frequency*>(frequencies->data());
   device.frequency_f32 = static_cast<const float*>(frequencies_f32->data());
+  device.amplitude = plan.amplitude;
   DeviceBuffer device_out(place, out);
   place.sinusoid(storage_of(spec.dtype), device, device_out.data(), out.stride[1], out.stride[3]);
   device_out.download(out);
@@ -173,6 +174,8 @@ void run_gather(const KernelPlace& place, KernelCall& call) {
   for (std::size_t axis = 0; axis < 4; ++axis) gather.out_stride[axis] = out.stride[axis];
   gather.d = spec.d;
   gather.element_size = static_cast<int>(element_size(out.type));
+  gather.amplitude = spec.amp.to_double();
+  gather.storage = storage_of(spec.dtype);
   place.gather(gather, device_ids.ids);
   device_out.download(out);
   device_table.download(call.inputs[0]);

@@ -140,7 +140,7 @@ PEC_FN void sinusoid_thread(pec_i64 thread, const DeviceSinusoidPlan& plan, void
     const pec_sin_cos_pair sin_cos = pec_sin_cos(angle);
     value = static_cast<Compute>(term.is_cos ? sin_cos.cos : sin_cos.sin);
   }
-  static_cast<typename S::Bits*>(out)[r * row_stride + e * element_stride] = S::store(value);
+  static_cast<typename S::Bits*>(out)[r * row_stride + e * element_stride] = S::store(value * static_cast<Compute>(plan.amplitude));
 }
 
 // Thread (head, query, key) of an ALiBi bias block.
@@ -175,6 +175,17 @@ template <class Bits> PEC_FN void gather_thread(pec_i64 thread, const DeviceGath
   const Bits* table = static_cast<const Bits*>(gather.table);
   static_cast<Bits*>(gather.out)[b * gather.out_stride[0] + s * gather.out_stride[1] + e * gather.out_stride[3]] =
       table[id_at(ids, 0, token) * gather.table_row_stride + e * gather.table_element_stride];
+}
+
+// The same thread under amp: the entry, in the compute type, times amp rounded to it.
+template <class S> PEC_FN void scaled_gather_thread(pec_i64 thread, const DeviceGather& gather, const DeviceIds& ids) {
+  using Compute = typename S::Compute;
+  const pec_i64 e = thread % gather.d, token = thread / gather.d;
+  const pec_i64 b = token / ids.seq, s = token % ids.seq;
+  const typename S::Bits* table = static_cast<const typename S::Bits*>(gather.table);
+  const Compute entry = S::load(table[id_at(ids, 0, token) * gather.table_row_stride + e * gather.table_element_stride]);
+  static_cast<typename S::Bits*>(gather.out)[b * gather.out_stride[0] + s * gather.out_stride[1] + e * gather.out_stride[3]] =
+      S::store(entry * static_cast<Compute>(gather.amplitude));
 }
 
 }  // namespace peconform::cuda

@@ -62,7 +62,8 @@
 #define PEC_TABLE_FLOAT_ANGLE 8
 #define PEC_TABLE_OUT_ORIGIN 9
 #define PEC_TABLE_OUT_STRIDE 10 /* four strides */
-#define PEC_TABLE_ARGS 14
+#define PEC_TABLE_AMPLITUDE 14  /* amp: a double's bits (1 for xl) */
+#define PEC_TABLE_ARGS 15
 #define PEC_FREQUENCY_FIELDS 3 /* hi, lo, f32 */
 
 /* ALiBi, T5 and Shaw: one work-item per (head,) query, key. */
@@ -93,6 +94,7 @@
 #define PEC_GATHER_TABLE_STRIDE 6 /* four strides */
 #define PEC_GATHER_OUT_ORIGIN 10
 #define PEC_GATHER_OUT_STRIDE 11 /* four strides */
-#define PEC_GATHER_ARGS 15
+#define PEC_GATHER_AMPLITUDE 15  /* amp: a double's bits; 1 moves the bits */
+#define PEC_GATHER_ARGS 16
 
 #endif

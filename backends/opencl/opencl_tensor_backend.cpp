@@ -1,6 +1,7 @@
 #include "backends/opencl/opencl_tensor_backend.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
@@ -285,6 +286,7 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_TABLE_INTERLEAVED] = absolute && spec.layout == Layout::interleaved;
     args[PEC_TABLE_COS_FIRST] = absolute && spec.order == SinusoidalOrder::cos_sin;
     args[PEC_TABLE_FLOAT_ANGLE] = spec.precision == PrecisionClass::fp32_angle;
+    args[PEC_TABLE_AMPLITUDE] = std::bit_cast<cl_long>(plan.amplitude);
     put_view(args, PEC_TABLE_OUT_ORIGIN, call.outputs[0]);
     const DeviceBuffer& frequency_buffer = staged_local(kPlan, frequencies);
     const DeviceBuffer& arg_buffer = staged_local(kArgs, args);
@@ -371,6 +373,7 @@ class OpenClTensorBackend final : public TensorBackend {
     args[PEC_GATHER_D] = spec.d;
     args[PEC_GATHER_IDS64] = call.ids64;
     args[PEC_GATHER_ID_OFFSET] = call.id_offset;
+    args[PEC_GATHER_AMPLITUDE] = std::bit_cast<cl_long>(spec.amp.to_double());
     put_view(args, PEC_GATHER_TABLE_ORIGIN, call.inputs[0]);
     put_view(args, PEC_GATHER_OUT_ORIGIN, call.outputs[0]);
     const DeviceBuffer& arg_buffer = staged_local(kArgs, args);

@@ -178,7 +178,8 @@ typedef struct pec_spec {
   double base;           /* frequency base */
   int32_t layout;        /* pec_layout */
   int32_t sign;          /* 1, or -1 to rotate by -angle (nanochat) */
-  double amp;            /* amplitude multiplying cos and sin */
+  double amp;            /* amplitude multiplying cos and sin (rotary), or every entry of a
+                            sinusoidal or learned table; 1 unless the spec names another */
   DLDataType dtype;      /* storage dtype of the float tensors: float 64/32/16 or bfloat 16 */
   int32_t precision;     /* pec_precision */
   int32_t theta;         /* pec_theta_recipe */

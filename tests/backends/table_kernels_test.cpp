@@ -172,13 +172,13 @@ TEST(IndexKernels, GatherCopiesRowsBitForBitAndRefusesIdsPastTheTable) {
   }();
   const std::vector<std::int32_t> ids = {3, 0, 1, 2};  // [batch 2, seq 2], offset 2
   std::vector<BFloat16> out(4 * kD);
-  gather_rows<BFloat16>(table.data(), kRows, kD, position_ids(ids.data(), 1, 2, 2, 2), 2, 2, out.data());
+  gather_rows<BFloat16>(table.data(), kRows, kD, position_ids(ids.data(), 1, 2, 2, 2), 2, 2, 1.0, out.data());
   for (std::size_t token = 0; token < ids.size(); ++token)
     for (std::int64_t e = 0; e < kD; ++e)
       EXPECT_EQ(out[token * kD + static_cast<std::size_t>(e)].bits, table[static_cast<std::size_t>((ids[token] + 2) * kD + e)].bits);
   const std::vector<std::int32_t> past = {0, 4};  // 4 + 2 = 6: one past the table
   try {
-    gather_rows<BFloat16>(table.data(), kRows, kD, position_ids(past.data(), 1, 1, 2, 2), 1, 2, out.data());
+    gather_rows<BFloat16>(table.data(), kRows, kD, position_ids(past.data(), 1, 1, 2, 2), 1, 2, 1.0, out.data());
     FAIL() << "an id past the table was accepted";
   } catch (const SpecError& error) {
     EXPECT_NE(std::string(error.what()).find("position id 6"), std::string::npos) << error.what();

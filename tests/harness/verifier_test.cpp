@@ -101,6 +101,53 @@ TEST(Verifier, AlibiWithStorageMathPassesItsRecipeAndNotTheFloat32One) {
   EXPECT_EQ(float32.first_failure->kind, "numeric");
 }
 
+// amp on a learned table (x-transformers' AbsolutePositionalEmbedding, emb(pos) * 512^-0.5): the
+// CPU's float32 products pass; the table unscaled, amp held in bf16, and a product two ulps off
+// fail, each naming the entry and the amplitude.
+TEST(Verifier, AScaledGatherIsHeldToItsAmplitudesRoundingAndTheProduct) {
+  const std::string text =
+      "learned(d=64,rows=50,amp=0.04419417382415922) | batch=2 seq=9 positions=scattered ids=int32 inputs=activations seed=2";
+  const CaseVerdict verdict = verify_call(ran(text));
+  EXPECT_FALSE(verdict.failed());
+  EXPECT_GT(verdict.stats.bounded_elements, 0u);
+  EXPECT_LE(verdict.stats.worst_ratio, 1.0);
+  const auto rewritten = [&](auto&& value_of) {
+    KernelCall call = ran(text);
+    const Buffer& table = call.inputs[0];
+    Buffer& out = call.outputs[0];
+    for (std::int64_t b = 0; b < call.batch; ++b)
+      for (std::int64_t s = 0; s < call.seq; ++s)
+        for (std::int64_t e = 0; e < call.spec.d; ++e) {
+          const auto entry = static_cast<float>(table.value(table.offset_of(0, 0, call.id(0, b, s), e)));
+          const std::int64_t at = out.offset_of(b, s, 0, e);
+          out.set_bits(at, std::bit_cast<std::uint32_t>(value_of(entry, static_cast<float>(out.value(at)))));
+        }
+    return verify_call(call);
+  };
+  const float amplitude = static_cast<float>(0.04419417382415922);
+  const CaseVerdict unscaled = rewritten([](float entry, float) { return entry; });
+  ASSERT_TRUE(unscaled.failed());
+  EXPECT_EQ(unscaled.first_failure->kind, "numeric");
+  EXPECT_NE(unscaled.first_failure->input.find("times amp 0.04419417382415922"), std::string::npos) << unscaled.first_failure->input;
+  const float bf16_amplitude = std::bit_cast<float>(std::bit_cast<std::uint32_t>(amplitude) & 0xffff0000u);
+  EXPECT_TRUE(rewritten([&](float entry, float) { return entry * bf16_amplitude; }).failed());
+  EXPECT_TRUE(rewritten([](float, float written) { return std::nextafter(std::nextafter(written, INFINITY), INFINITY); }).failed());
+}
+
+// amp on a sinusoid table (mlx's SinusoidalPositionalEncoding scale): the CPU's scaled table passes;
+// the table of another amplitude, 1 or amp rounded to bf16, fails.
+TEST(Verifier, AScaledSinusoidTableIsHeldToItsAmplitude) {
+  const std::string held = "sinusoidal(d=64,base=10000,layout=half,amp=0.3) | seq=40 offset=100 seed=3";
+  EXPECT_FALSE(verify_call(ran(held)).failed());
+  for (const char* other : {"1", "0.30078125"}) {
+    KernelCall call = ran(fmt::format("sinusoidal(d=64,base=10000,layout=half,amp={}) | seq=40 offset=100 seed=3", other));
+    call.spec = Spec::parse("sinusoidal(d=64,base=10000,layout=half,amp=0.3)");
+    const CaseVerdict verdict = verify_call(call);
+    ASSERT_TRUE(verdict.failed()) << "amp=" << other << " written, amp=0.3 claimed";
+    EXPECT_EQ(verdict.first_failure->kind, "numeric");
+  }
+}
+
 TEST(Verifier, RejectsAnErrorPastTheBound) {
   KernelCall call = ran(kRope);
   Buffer& out = call.outputs[0];

@@ -392,6 +392,38 @@ TEST(ErrorModel, InsideTheHorizonEveryTableEntryIsConstrained) {
   EXPECT_EQ(specs, 60);
 }
 
+// x-transformers' AbsolutePositionalEmbedding: emb(pos) * dim^-0.5, amp = 512^-0.5 held as the
+// double 0.04419417382415922 and rounded to float32 by the product. Over float32 entries the
+// float32 product stays within the bound; the amplitude's own rounding is charged, since without
+// it the product alone (one u) is exceeded; and amp rounded to bf16 first breaks the bound.
+TEST(ErrorModel, AScaledTableEntryIsChargedTheAmplitudesRoundingAndTheProduct) {
+  const Spec spec = Spec::parse("learned(d=512,rows=8,amp=0.04419417382415922)");
+  const Wide amplitude("0.04419417382415922");
+  const float held = static_cast<float>(0.04419417382415922);
+  ASSERT_GT(amplitude_rounding<Wide>(spec), Wide(0)) << "512^-0.5 is not a float32";
+  double worst = 0, past_one_rounding = 0, bf16_worst = 0;
+  std::uint32_t bits = 0x3f800000u;
+  for (int i = 0; i < 200000; ++i) {
+    bits = bits * 1664525u + 1013904223u;
+    const float entry = std::bit_cast<float>((bits & 0x807fffffu) | 0x3c000000u);  // |w| in [2^-7, 2^-6), either sign
+    const Wide exact = Wide(entry) * amplitude;
+    const Wide bound = amplified_entry_bound<Wide>(spec, exact, Wide(0));
+    const Wide error = abs(Wide(entry * held) - exact);
+    worst = std::max(worst, static_cast<double>(error / bound));
+    const Wide one_rounding = ldexp(Wide(1), -24) * abs(exact) + Wide(0x1p-149);
+    past_one_rounding = std::max(past_one_rounding, static_cast<double>(error / one_rounding));
+    bf16_worst = std::max(bf16_worst, static_cast<double>(abs(Wide(entry * round_to_bf16(held)) - exact) / bound));
+  }
+  EXPECT_LE(worst, 1.0);
+  EXPECT_GT(worst, 0.5) << "the bound is loose by more than a factor two";
+  EXPECT_GT(past_one_rounding, 1.0) << "the amplitude's rounding shows: one rounding alone is not enough";
+  EXPECT_GT(bf16_worst, 100.0);
+  // A power-of-two amplitude costs nothing to hold: the bound is the product's one rounding.
+  const Spec exact_amp = Spec::parse("learned(d=64,rows=8,amp=0.125)");
+  EXPECT_EQ(amplitude_rounding<Wide>(exact_amp), Wide(0));
+  EXPECT_EQ(amplified_entry_bound<Wide>(exact_amp, Wide(1), Wide(0)), ldexp(Wide(1), -24) + Wide(0x1p-149));
+}
+
 TEST(ErrorModel, BeyondTheHorizonAnElementIsUnconstrained) {
   const Spec spec = Spec::parse("rope(d=4,base=10000,precision=fp32-angle)");
   const double horizon = angle_horizon(spec);

@@ -80,6 +80,10 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("shaw(right=8)", {"shaw: key 'k'", "is required"});
   expect_rejected("shaw(k=4,right=-1)", {"key 'right' expects an integer in [0,", "found '-1'"});
   expect_rejected("t5(right=2)", {"unknown key 'right' for t5"});
+  // amp scales rotary pairs and sinusoidal and learned tables; positive wherever it applies.
+  expect_rejected("learned(d=4,rows=8,amp=0)", {"amp=0 must be positive"});
+  expect_rejected("sinusoidal(d=4,amp=-1)", {"amp=-1 must be positive"});
+  expect_rejected("xl(d=8,amp=2)", {"unknown key 'amp' for xl"});
   expect_rejected("rope(d=8,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found exact-angle"});
   // Dynamic NTK's base exponent is d/(d - 2): two rotary dims have none (issue 38: a mutant that
   // never refused survived).

@@ -41,6 +41,8 @@ const char* const kCanonical[] = {
     "alibi(heads=20,mode=causal,dtype=bf16)",
     "t5(buckets=32,max_distance=128)",
     "t5(buckets=64,max_distance=256,bidirectional=false)",
+    "learned(d=512,rows=1024,amp=0.04419417382415922)",
+    "sinusoidal(d=320,base=10000,layout=half,amp=0.07905694150420949,order=cos-sin,freq=geometric)",
     "shaw(k=4)",
     "shaw(k=64,right=8)",
     "shaw(k=3,right=0)",

@@ -53,7 +53,7 @@ ROOMS = {
     "harness-verifiers": Room(
         ("harness/rotary_verifier.cpp", "harness/table_verifiers.cpp", "harness/index_verifiers.cpp",
          "harness/tiny_pair_screen.cpp", "harness/rotary_row_screen.cpp", "harness/escalation.cpp",
-         "harness/element_tally.cpp", "harness/verifier.cpp"),
+         "harness/element_tally.cpp", "harness/verifier.cpp", "harness/scaled_gather_verifier.cpp"),
         (("harness_test", ""), ("campaign_test", "BrokenKernels*:*Verifier*"))),
     "harness-results": Room(
         ("harness/shrink.cpp", "harness/campaign_result.cpp", "harness/regression_corpus.cpp"),

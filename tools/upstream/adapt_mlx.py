@@ -24,8 +24,8 @@ float32(t) to float32(offset) instead, which differs from float32(offset + t) pa
 scale=1: sigma_k = exp((1 - k/(h-1)) * (ln max - ln min) + ln min), each operation in float32
 from the Python floats ln(min_freq) and ln(max_freq) - ln(min_freq), through mlx's exp; the table
 [sin(p sigma), cos(p sigma)] (or cos first), the position an int32 promoted to float32: the
-sinusoidal family's geometric table of base 1/min_freq under theta=mlx. Its default scale
-sqrt(2/dims) is an amplitude the sinusoidal family has no key for, so the rows pass scale=1.0.
+sinusoidal family's geometric table of base 1/min_freq under theta=mlx; then, unless the scale is
+1, `y * scale` with the Python float scale (sqrt(2/dims) by default) made a float32 scalar: amp.
 
 `mlx.nn.ALiBi.create_alibi_matrix` (same file), the bias `nn.ALiBi`
 adds to the scores: slopes from Python floats (2^(-8/n) powers, float64) made an array of the
@@ -178,11 +178,11 @@ def base_row(key, d, dims, base, traditional):
 
 
 class SinusoidalTable:
-    """fn(positions, spec) -> [rows, d]: nn.SinusoidalPositionalEncoding(d, min_freq, scale=1.0,
-    cos_first)(positions), the positions an int32 array."""
+    """fn(positions, spec) -> [rows, d]: nn.SinusoidalPositionalEncoding(d, min_freq, scale,
+    cos_first)(positions), the positions an int32 array; scale None is mlx's default sqrt(2/dims)."""
 
-    def __init__(self, dims, min_freq, cos_first):
-        self.encoding = mlx.nn.SinusoidalPositionalEncoding(dims, min_freq=min_freq, max_freq=1, scale=1.0,
+    def __init__(self, dims, min_freq, cos_first, scale):
+        self.encoding = mlx.nn.SinusoidalPositionalEncoding(dims, min_freq=min_freq, max_freq=1, scale=scale,
                                                             cos_first=cos_first)
         self.__qualname__ = "mlx.nn.SinusoidalPositionalEncoding"
 
@@ -200,13 +200,17 @@ SINUSOID_COLUMNS = (Column("fp32-angle (theta=mlx)", "precision=fp32-angle,theta
                     exact_angle())
 
 
-def sinusoid_row(dims, base, cos_first):
+def sinusoid_row(dims, base, cos_first, scale=1.0):
+    """scale=None: mlx's default, sqrt(2/dims), the Python float that is the spec's amp."""
     order = ",order=cos-sin" if cos_first else ""
+    amp = "" if scale == 1.0 else f",amp={repr((2 / dims) ** 0.5 if scale is None else scale)}"
     min_freq = 1 / base
-    return Row(LIBRARY, "sinusoidal", f"nn.SinusoidalPositionalEncoding-d{dims}{'-cos-first' if cos_first else ''}",
-               f"mlx.nn.SinusoidalPositionalEncoding({dims}, min_freq=1/{base}, max_freq=1, scale=1.0, "
-               f"cos_first={cos_first})", f"sinusoidal(d={dims},base={base},layout=half{order},freq=geometric)",
-               SINUSOID_COLUMNS, functools.partial(SinusoidalTable, dims, min_freq, cos_first),
+    key = f"nn.SinusoidalPositionalEncoding-d{dims}{'-cos-first' if cos_first else ''}{'-default-scale' if scale is None else ''}"
+    return Row(LIBRARY, "sinusoidal", key,
+               f"mlx.nn.SinusoidalPositionalEncoding({dims}, min_freq=1/{base}, max_freq=1, "
+               f"scale={'sqrt(2/dims)' if scale is None else scale}, cos_first={cos_first})",
+               f"sinusoidal(d={dims},base={base},layout=half{amp}{order},freq=geometric)",
+               SINUSOID_COLUMNS, functools.partial(SinusoidalTable, dims, min_freq, cos_first, scale),
                "mlx/nn/layers/positional_encoding.py: SinusoidalPositionalEncoding")
 
 
@@ -258,4 +262,5 @@ def rows():
             [base_row(*configuration) for configuration in BASE_CONFIGURATIONS] +
             [alibi_row(8, torch.float32, ALIBI_FP32), alibi_row(12, torch.float32, ALIBI_FP32),
              alibi_row(8, torch.bfloat16, ALIBI_BF16), alibi_row(8, torch.float16, ALIBI_FP16),
-             sinusoid_row(64, 10000, False), sinusoid_row(256, 1000, True)])
+             sinusoid_row(64, 10000, False), sinusoid_row(256, 1000, True),
+             sinusoid_row(64, 10000, False, scale=None), sinusoid_row(768, 10000, True, scale=None)])

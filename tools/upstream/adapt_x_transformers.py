@@ -7,7 +7,9 @@ x_transformers/x_transformers.py) as peconform.check() callables:
 - AlibiPositionalBias.forward_custom_pos: the -m|i-j| bias at any query and key positions;
 - RelativePositionBias._relative_position_bucket: the T5 bucket of j - i;
 - ScaledSinusoidalEmbedding: the [sin..., cos...] table TransformerWrapper adds with
-  scaled_sinu_pos_emb.
+  scaled_sinu_pos_emb, times its scale (a Parameter initialised to dim ** -0.5: amp);
+- AbsolutePositionalEmbedding: the learned table TransformerWrapper adds by default,
+  emb(pos) * dim ** -0.5 (amp).
 
 Each callable builds upstream's module with the row's configuration and calls it; it only moves
 arrays between peconform's layouts and x-transformers' ([batch, heads, seq, d] for the rotation).
@@ -16,8 +18,8 @@ rows() are the matrix's.
 import importlib.metadata
 
 import torch
-from x_transformers.x_transformers import (AlibiPositionalBias, RelativePositionBias, RotaryEmbedding,
-                                           ScaledSinusoidalEmbedding, apply_rotary_pos_emb)
+from x_transformers.x_transformers import (AbsolutePositionalEmbedding, AlibiPositionalBias, RelativePositionBias,
+                                           RotaryEmbedding, ScaledSinusoidalEmbedding, apply_rotary_pos_emb)
 
 from rows import Column, Row, exact_angle
 
@@ -97,11 +99,9 @@ class T5Bucket:
 
 
 class Sinusoid:
-    """fn(positions, spec) -> [rows, d]: ScaledSinusoidalEmbedding(d, theta=base) at positions.
-
-    Its learned scale (a Parameter initialised to d ** -0.5) is set to 1, as weights would set
-    it: peconform's sinusoidal family has no amplitude, and the table is what is under test.
-    """
+    """fn(positions, spec) -> [rows, d]: ScaledSinusoidalEmbedding(d, theta=base) at positions,
+    its scale the Parameter as initialised, torch.ones(1) * d ** -0.5 (float32: amp as the double
+    d ** -0.5 rounded to float32, which the table's amp bound charges)."""
 
     def __init__(self, d, base):
         self.d, self.base = d, base
@@ -111,8 +111,28 @@ class Sinusoid:
         module = ScaledSinusoidalEmbedding(self.d, theta=self.base)
         positions = as_long(positions)
         with torch.no_grad():
-            module.scale.fill_(1.)
             return module(positions[None], pos=positions)
+
+
+class Absolute:
+    """fn(table, positions, spec) -> [batch, seq, d]: AbsolutePositionalEmbedding(d, rows) with its
+    nn.Embedding weight set to the table, as a checkpoint loads it, called with pos= the
+    positions of each batch row: emb(pos) * d ** -0.5, the product of each entry and the Python
+    float. forward reads x only for an assertion that its length fits the table, so x is one
+    zero token; pos= may list more (a batch row may repeat positions)."""
+
+    def __init__(self):
+        self.__qualname__ = "x_transformers.AbsolutePositionalEmbedding"
+
+    def __call__(self, table, positions, spec):
+        table = torch.as_tensor(table)
+        rows, d = table.shape
+        module = AbsolutePositionalEmbedding(d, rows).to(table.dtype)
+        positions = as_long(positions)
+        positions = positions.reshape(1, -1) if positions.ndim == 1 else positions
+        with torch.no_grad():
+            module.emb.weight.copy_(table)
+            return torch.stack([module(torch.zeros(1, 1, d), pos=row) for row in positions])
 
 
 # The rotation's columns. RotaryEmbedding.forward and apply_rotary_pos_emb run with autocast off;
@@ -207,14 +227,33 @@ SINUSOID_COLUMNS = (Column("fp32-angle (theta=hf)", "precision=fp32-angle,theta=
                     exact_angle())
 
 
-def sinusoid_row():
-    return Row(LIBRARY, "sinusoidal", "scaled-sinusoidal-d64", "ScaledSinusoidalEmbedding(64), scale set to 1",
-               "sinusoidal(d=64,base=10000,layout=half)", SINUSOID_COLUMNS, lambda: Sinusoid(64, 10000),
-               SOURCE + "ScaledSinusoidalEmbedding")
+def inverse_square_root(d):
+    """d ** -0.5 as the Python float x-transformers computes, written out exactly (repr round-trips)."""
+    return repr(d ** -0.5)
+
+
+def sinusoid_rows():
+    return [Row(LIBRARY, "sinusoidal", f"scaled-sinusoidal-d{d}", f"ScaledSinusoidalEmbedding({d}), scale as initialised ({d}^-0.5)",
+                f"sinusoidal(d={d},base=10000,layout=half,amp={inverse_square_root(d)})", SINUSOID_COLUMNS,
+                lambda d=d: Sinusoid(d, 10000), SOURCE + "ScaledSinusoidalEmbedding")
+            for d in (64, 512)]
+
+
+def learned_rows():
+    """AbsolutePositionalEmbedding in float32 (TransformerWrapper's default, l2norm_embed off) and in
+    bf16 (the module cast to bf16: the product rounds in float32 opmath, then to bf16)."""
+    columns = (Column("fp32", "", "the table's float32 rows times the Python float dim^-0.5, one float32 product"),
+               Column("bf16 (module cast to bf16)", "dtype=bf16",
+                      "bf16 rows times dim^-0.5 in float32 opmath, rounded to bf16"))
+    return [Row(LIBRARY, "learned", f"absolute-d{d}", f"AbsolutePositionalEmbedding({d}, max_seq_len={rows})",
+                f"learned(d={d},rows={rows},amp={inverse_square_root(d)})", columns, Absolute,
+                SOURCE + "AbsolutePositionalEmbedding")
+            for d, rows in ((512, 1024), (768, 2048))]
 
 
 def rows():
-    return rotary_rows() + [alibi_row(8), alibi_row(12)] + [t5_row(False), t5_row(True)] + [sinusoid_row()]
+    return (rotary_rows() + [alibi_row(8), alibi_row(12)] + [t5_row(False), t5_row(True)] + sinusoid_rows()
+            + learned_rows())
 
 
 def versions():

@@ -173,18 +173,23 @@ def test_sinusoid_rows_are_the_geometric_table_in_halves(row):
     d = int(re.search(r"d=(\d+)", row.spec).group(1))
     base = int(re.search(r"base=(\d+)", row.spec).group(1))
     cos_first = "order=cos-sin" in row.spec
+    scaled = re.search(r"amp=([0-9.e-]+)", row.spec)
+    amp = float(scaled.group(1)) if scaled else 1.0
+    if scaled:
+        assert amp == (2 / d) ** 0.5, "mlx's default scale"
     positions = np.array([0, 1, 7, 4097, 2**24 + 3, 2**31 - 1], dtype=np.int64)
     table = row.kernel()(torch.from_numpy(positions), None).numpy()
     pairs = d // 2
     sigma = base ** (-np.arange(pairs) / (pairs - 1))
     # theta=mlx's float32 sigma is within 12 u of ln(base) < 14 (its exponent) and 2 u (exp) of the
     # exact one, the position and the product one rounding each: the float32 angle is within
-    # (14 * 12 + 4) u of p sigma, plus 2 ulps of sin and cos.
+    # (14 * 12 + 4) u of p sigma, plus 2 ulps of sin and cos; the scale's product and its own
+    # rounding 2 u more, all times the scale.
     angles = positions[:, None].astype(np.float64) * sigma[None, :]
     halves = [np.cos(angles), np.sin(angles)] if cos_first else [np.sin(angles), np.cos(angles)]
-    tolerance = (14 * 12 + 4) * U32 * np.abs(np.concatenate([angles, angles], axis=1)) + 4 * U32
+    tolerance = amp * ((14 * 12 + 4) * U32 * np.abs(np.concatenate([angles, angles], axis=1)) + 6 * U32)
     assert table.shape == (len(positions), d) and table.dtype == np.float32
-    assert np.all(np.abs(table - np.concatenate(halves, axis=1)) <= tolerance)
+    assert np.all(np.abs(table - amp * np.concatenate(halves, axis=1)) <= tolerance)
 
 
 def test_sinusoid_table_refuses_positions_outside_int32():

@@ -200,18 +200,31 @@ def test_t5_bucket_of_key_minus_query(causal):
     np.testing.assert_array_equal(buckets.numpy(), want)
 
 
-def test_sinusoid_is_sin_then_cos_of_base_to_the_minus_i_over_half():
-    d, base = 64, 10000
+@pytest.mark.parametrize("d", [64, 512])
+def test_sinusoid_is_sin_then_cos_of_base_to_the_minus_i_over_half_times_d_to_the_minus_half(d):
+    base = 10000
     positions = np.array([0, 1, 7, 4095, 100000, 2**24 + 1])
     table = adapt.Sinusoid(d, base)(torch.from_numpy(positions), None).numpy()
     inv_freq = ScaledSinusoidalEmbedding(d, theta=base).inv_freq.numpy()
     want_theta = float(base) ** -(np.arange(d // 2) / (d // 2))
     np.testing.assert_array_less(np.abs(inv_freq - want_theta) / want_theta, theta_tolerance(want_theta))
     # The angle is upstream's (float32 position times the float32 frequency); torch's float32 sin
-    # and cos are within an ulp or two.
+    # and cos are within an ulp or two, and the scale d^-0.5 (the module as initialised) one more.
     angles = (positions.astype(np.float32)[:, None] * inv_freq[None, :]).astype(np.float64)
-    want = np.concatenate([np.sin(angles), np.cos(angles)], axis=1)
-    np.testing.assert_allclose(table, want, rtol=0, atol=4 * U)
+    want = np.concatenate([np.sin(angles), np.cos(angles)], axis=1) * d ** -0.5
+    np.testing.assert_allclose(table, want, rtol=0, atol=6 * U * d ** -0.5)
+
+
+@pytest.mark.parametrize("dtype, unit", [(torch.float32, U), (torch.bfloat16, 2.0 ** -8)])
+def test_absolute_embedding_is_the_tables_rows_times_d_to_the_minus_half(dtype, unit):
+    rows, d = 1024, 512
+    table = torch.from_numpy(np.random.default_rng(3).uniform(-2, 2, size=(rows, d)).astype(np.float32)).to(dtype)
+    positions = np.array([[0, rows - 1, 5, 5, 700], [3, 2, 1, 0, rows - 2]], dtype=np.int64)
+    got = adapt.Absolute()(table, torch.from_numpy(positions), None)
+    assert got.dtype == dtype and tuple(got.shape) == (2, 5, d)
+    want = table.double().numpy()[positions] * d ** -0.5
+    np.testing.assert_allclose(got.double().numpy(), want, rtol=2 * unit, atol=0)
+    assert not np.array_equal(got.double().numpy(), table.double().numpy()[positions]), "the scale must apply"
 
 
 def test_every_row_spec_is_canonical():

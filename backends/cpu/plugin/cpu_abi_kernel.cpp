@@ -106,7 +106,7 @@ template <class T> void run_typed(const pec_call& call, const Spec& spec) {
       expect_contiguous(call.outputs[0], 0, "the gathered rows");
       const PositionIds ids = ids_of(call);
       gather_rows<T>(data_of<const T>(call.inputs[0]), spec.rows, spec.d, ids, call.ids->shape[1], call.ids->shape[2],
-                     data_of<T>(call.outputs[0]));
+                     spec.amp.to_double(), data_of<T>(call.outputs[0]));
       return;
     }
     case Family::t5:

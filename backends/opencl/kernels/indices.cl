@@ -1,6 +1,6 @@
 /* The integer-valued kernels: T5 buckets and Shaw indices (work-item (key, query) of a
  * [1, 1, q, k] int32 output) and the learned gather (work-item (element, seq, batch)), which
- * copies the table's bits. */
+ * copies the table's bits (or, under amp, scales them in the compute format). */
 __kernel void pec_t5(PEC_GLOBAL const long* bucket_start, PEC_GLOBAL const long* args, PEC_GLOBAL int* out) {
   const long k = (long)get_global_id(0), q = (long)get_global_id(1);
   const long relative = (args[PEC_RELATIVE_K_FIRST] + k) - (args[PEC_RELATIVE_Q_FIRST] + q);
@@ -24,6 +24,10 @@ __kernel void pec_gather(PEC_GLOBAL const long* args, PEC_GLOBAL const uchar* id
   const long id = pec_position_id(ids, (int)args[PEC_GATHER_IDS64], token) + args[PEC_GATHER_ID_OFFSET];
   PEC_GLOBAL const long* table_stride = args + PEC_GATHER_TABLE_STRIDE;
   PEC_GLOBAL const long* out_stride = args + PEC_GATHER_OUT_STRIDE;
-  out[args[PEC_GATHER_OUT_ORIGIN] + b * out_stride[0] + s * out_stride[1] + e * out_stride[3]] =
-      table[args[PEC_GATHER_TABLE_ORIGIN] + id * table_stride[2] + e * table_stride[3]];
+  const long to = args[PEC_GATHER_OUT_ORIGIN] + b * out_stride[0] + s * out_stride[1] + e * out_stride[3];
+  const long from = args[PEC_GATHER_TABLE_ORIGIN] + id * table_stride[2] + e * table_stride[3];
+  const double amplitude = as_double(args[PEC_GATHER_AMPLITUDE]);
+  /* At amp = 1 the bits move as they are; any other amp multiplies in the compute format. */
+  if (amplitude == 1.0) out[to] = table[from];
+  else pec_store(out, to, pec_load(table, from) * (pec_compute)amplitude);
 }

@@ -23,7 +23,9 @@ __kernel void pec_sinusoid(PEC_GLOBAL const double* frequencies, PEC_GLOBAL cons
     value = term.is_cos ? sc.cos : sc.sin;
   }
   PEC_GLOBAL const long* stride = args + PEC_TABLE_OUT_STRIDE;
-  pec_store(out, args[PEC_TABLE_OUT_ORIGIN] + r * stride[1] + e * stride[3], (pec_compute)value);
+  /* amp: the entry in the compute format times amp rounded there (exact at amp = 1). */
+  pec_store(out, args[PEC_TABLE_OUT_ORIGIN] + r * stride[1] + e * stride[3],
+            (pec_compute)value * (pec_compute)as_double(args[PEC_TABLE_AMPLITUDE]));
 }
 
 /* ALiBi: work-item (key, query, head) of a [1, heads, q, k] bias. */

@@ -33,6 +33,9 @@ inline constexpr const char* kCudaCases[] = {
     "shaw(k=4) | seq=20 keys=30 seed=16",
     "shaw(k=5,right=1) | seq=20 keys=30 seed=16",
     "learned(d=16,rows=50,dtype=bf16) | batch=2 seq=9 ids=int32 positions=scattered seed=17",
+    "learned(d=16,rows=50,amp=0.3,dtype=fp16) | batch=2 seq=9 ids=int32 positions=scattered seed=17",
+    "learned(d=16,rows=50,amp=0.04419417382415922,dtype=fp64) | batch=2 seq=9 ids=int64 positions=scattered seed=18",
+    "sinusoidal(d=9,layout=half,order=cos-sin,offset=2,amp=0.3,dtype=bf16) | seq=40 pad=2 seed=10",
 };
 
 // xPos's amplitude takes exp, which on a device may differ from glibc's in the last bit.

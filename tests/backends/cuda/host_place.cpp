@@ -53,6 +53,12 @@ class HostPlace final : public KernelPlace {
   }
   void gather(const DeviceGather& gather, const DeviceIds& ids) const override {
     const pec_i64 threads = gather_threads(gather, ids);
+    if (gather.amplitude != 1) {
+      with_storage(gather.storage, [&](auto tag) {
+        for_every_thread(threads, [&](pec_i64 t) { scaled_gather_thread<decltype(tag)>(t, gather, ids); });
+      });
+      return;
+    }
     if (gather.element_size == 8) for_every_thread(threads, [&](pec_i64 t) { gather_thread<pec_u64>(t, gather, ids); });
     else if (gather.element_size == 4) for_every_thread(threads, [&](pec_i64 t) { gather_thread<pec_u32>(t, gather, ids); });
     else for_every_thread(threads, [&](pec_i64 t) { gather_thread<pec_u16>(t, gather, ids); });

@@ -84,6 +84,9 @@ const char* const kAgreeingCalls[] = {
     "shaw(k=4) | seq=9 keys=12 key_offset=3 seed=1",
     "shaw(k=5,right=1) | seq=9 keys=12 key_offset=3 seed=1",
     "learned(d=8,rows=64,dtype=bf16) | batch=2 seq=5 ids=int32 positions=scattered seed=3",
+    "learned(d=8,rows=64,amp=0.3,dtype=bf16) | batch=2 seq=5 ids=int32 positions=scattered seed=3",
+    "learned(d=8,rows=64,amp=0.04419417382415922) | batch=2 seq=5 ids=int64 positions=scattered seed=4",
+    "sinusoidal(d=33,base=10000,layout=half,amp=0.3,dtype=fp16) | seq=20 pad=2 seed=1",
 };
 
 TEST_F(OpenClBackend, ComputesWhatTheCpuKernelsComputeAndWritesNothingElse) {
