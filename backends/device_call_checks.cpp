@@ -104,10 +104,10 @@ void check_relative_call(const KernelCall& call) {
 }
 
 void check_alibi_math(const Spec& spec, std::string_view device) {
-  if (spec.math == RoundsIn::storage && compute_dtype(spec.dtype) != spec.dtype)
+  if ((spec.math == RoundsIn::storage && compute_dtype(spec.dtype) != spec.dtype) || spec.math == RoundsIn::bf16)
     throw SpecError(fmt::format("{}'s ALiBi kernel computes in float32; {} (slopes and products rounded to {}) is the CPU "
                                 "backend's alone",
-                                device, spec.canonical(), dtype_name(spec.dtype)));
+                                device, spec.canonical(), spec.math == RoundsIn::bf16 ? "bf16" : dtype_name(spec.dtype)));
 }
 
 void check_gather_call(const KernelCall& call) {

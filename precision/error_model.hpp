@@ -712,6 +712,8 @@ template <class Real> Real sinusoid_bound(const Spec& spec, const Real& angle, c
 // dtype (u_s), the integer distance converts to it through float32, the compute format (u, then
 // u_s), and the product of the two, exact in float32, rounds once to the storage dtype (u_s),
 // which is the store; in fp32 and fp64 the storage is the compute format and nothing changes.
+// math=bf16 (Falcon's bias in a model of any dtype): the same three roundings in bf16, then the
+// store of the bf16 product, exact into fp32 and fp64 and rounded once more into fp16.
 template <class Real> struct BiasBoundTerms {
   Real relative, absolute, largest;
 };
@@ -719,13 +721,20 @@ template <class Real> BiasBoundTerms<Real> alibi_bound_terms(const Spec& spec, i
   using std::ldexp, std::pow;
   const FormatConstants compute = format_constants(compute_dtype(spec.dtype));
   const FormatConstants storage = format_constants(spec.dtype);
-  const Real absolute = Real(compute.subnormal_spacing) + Real(storage.subnormal_spacing);
   const Real u = ldexp(Real(1), -24), u_s(storage.unit);
-  const bool storage_math = spec.math == RoundsIn::storage && compute_dtype(spec.dtype) != spec.dtype;
-  // The slope's error and the distance's before math=storage rounds them to the storage dtype.
+  const bool bf16_math = spec.math == RoundsIn::bf16;
+  const bool storage_math = (spec.math == RoundsIn::storage && compute_dtype(spec.dtype) != spec.dtype) || bf16_math;
+  // The format the slope, the distance and their product round to under math=storage or bf16.
+  const FormatConstants math = bf16_math ? format_constants(Dtype::bf16) : storage;
+  const Real u_m(math.unit);
+  const Real absolute = Real(compute.subnormal_spacing) + Real(storage.subnormal_spacing) +
+                        (bf16_math ? Real(math.subnormal_spacing) : Real(0));
+  // A bf16 product stored into fp16 rounds once more; into fp32 and fp64 it is exact.
+  const Real store = bf16_math && spec.dtype == Dtype::fp16 ? u_s : Real(0);
+  // The slope's error and the distance's before math=storage (or bf16) rounds them to its format.
   const auto in_storage = [&](const Real& slope, const Real& distance) {
-    return BiasBoundTerms<Real>{(1 + slope) * (1 + u_s) * (1 + distance) * (1 + u_s) * (1 + u_s) - 1, absolute,
-                                Real(storage.largest)};
+    const Real rounded = (1 + slope) * (1 + u_m) * (1 + distance) * (1 + u_m) * (1 + u_m) - 1;
+    return BiasBoundTerms<Real>{rounded * (1 + store) + store, absolute, Real(storage.largest)};
   };
   if (spec.precision != PrecisionClass::fp32_angle) {
     if (storage_math) return in_storage(ldexp(Real(1), -51), u);

@@ -79,7 +79,8 @@ template <> const NameTable<ThetaRecipe>& names() {
   return table;
 }
 template <> const NameTable<RoundsIn>& names() {
-  static const NameTable<RoundsIn> table{{RoundsIn::compute, "compute"}, {RoundsIn::storage, "storage"}};
+  static const NameTable<RoundsIn> table{
+      {RoundsIn::compute, "compute"}, {RoundsIn::storage, "storage"}, {RoundsIn::bf16, "bf16"}};
   return table;
 }
 template <> const NameTable<PositionRecipe>& names() {
@@ -559,6 +560,16 @@ void validate(const Spec& spec) {
   if (spec.position != PositionRecipe::fp32 && spec.precision != PrecisionClass::fp32_angle)
     invalid(spec, fmt::format("position={} says how a float32 position is formed; it needs precision=fp32-angle, found {}",
                               name_of(spec.position), name_of(spec.precision)));
+  // bf16 arithmetic inside a model of another dtype is Falcon's ALiBi; a rotary kernel's cos/sin
+  // and products round in its compute format or its storage.
+  if (spec.cache == RoundsIn::bf16)
+    invalid(spec, "cache=bf16 is not a place cos and sin are held; cache takes compute or storage");
+  if (spec.math == RoundsIn::bf16 && spec.family != Family::alibi)
+    invalid(spec, fmt::format("math=bf16 rounds ALiBi's slope, distance and product in bf16 (Falcon); {} takes math=compute "
+                              "or math=storage",
+                              family_name(spec.family)));
+  if (spec.math == RoundsIn::bf16 && spec.dtype == Dtype::bf16)
+    invalid(spec, "math=bf16 with dtype=bf16 rounds in the storage dtype; write math=storage");
   if (spec.slopes != SlopeRecipe::exact && spec.precision != PrecisionClass::fp32_angle)
     invalid(spec, fmt::format("slopes={} says how float32 slopes are formed; it needs precision=fp32-angle, found {}",
                               name_of(spec.slopes), name_of(spec.precision)));

@@ -51,8 +51,10 @@ enum class ThetaRecipe { exact, hf, meta, ggml, exp_log, mlx };
 // amplitude) held in the compute format, or rounded to the storage dtype before the rotation
 // (transformers' `cos.to(x.dtype)`, vLLM's cos/sin cache in the model dtype). math: the two
 // products and the sum round in the compute format and are stored once, or each rounds in the
-// storage dtype (`x * cos + rotate_half(x) * sin` on bf16 tensors).
-enum class RoundsIn { compute, storage };
+// storage dtype (`x * cos + rotate_half(x) * sin` on bf16 tensors); ALiBi's math may also round in
+// bf16 whatever the storage (bf16: Falcon's `slopes.bfloat16() * positions` in a model of any
+// dtype). Values are the kernel ABI's pec_rounds_in.
+enum class RoundsIn { compute, storage, bf16 };
 // How a float32 rotary kernel forms its position under fp32-angle (docs/precision.md, `position`):
 // rounded once, fl(p) (fp32), or as the float32 sum of two float32 parts, fl(fl(a) + fl(b)) with
 // a + b = p, a, b >= 0 (fp32_sum): torchtune's vision RoPE adds 1 to a float32 patch index.

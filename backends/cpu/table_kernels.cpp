@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
+#include <type_traits>
 
 #include "backends/cpu/alibi_slopes.hpp"
 #include "backends/cpu/frequency_plan.hpp"
@@ -81,19 +82,21 @@ PECONFORM_KERNEL_CLONES void sinusoid_row(const SinusoidPlan& plan, std::int64_t
 // One row of ALiBi biases sign * m * |offset - k| for keys k: `offset` is the query's (or the
 // anchor's) index among the keys, query - k_first; keys from `first_masked` on are causal-masked.
 // Two plain loops: a select between the bias and -inf inside one loop keeps GCC from vectorising it.
-// kStorageMath (math=storage, Falcon's `slopes.bfloat16() * positions`): the slope and the
-// distance (through float32, T's compute format) rounded to T, their product, exact in float32,
-// rounded to T.
-template <class T, bool kFloatAngle, bool kStorageMath>
+// Math, where it is not void (math=storage: T; math=bf16: BFloat16, Falcon's
+// `slopes.bfloat16() * positions` in a model of any dtype): the slope and the distance (through
+// float32, Math's compute format) rounded to Math, their product, exact in float32, rounded to
+// Math, then stored as T (exact but into fp16).
+template <class T, bool kFloatAngle, class Math>
 PECONFORM_KERNEL_CLONES void alibi_row(double offset, double sign, std::int32_t keys, std::int32_t first_masked, double slope,
                                        double slope_f32, T* row) {
 #pragma omp simd
   for (std::int32_t k = 0; k < first_masked; ++k) {
     const double distance = std::fabs(offset - static_cast<double>(k));  // exact: below 2^42
-    if constexpr (kStorageMath) {
-      const Compute<T> slope_t = load(store<T>(static_cast<Compute<T>>(kFloatAngle ? slope_f32 : slope)));
-      const Compute<T> distance_t = load(store<T>(static_cast<Compute<T>>(distance)));
-      row[k] = store<T>(static_cast<Compute<T>>(sign) * (slope_t * distance_t));
+    if constexpr (!std::is_void_v<Math>) {
+      const Compute<Math> slope_m = load(store<Math>(static_cast<Compute<Math>>(kFloatAngle ? slope_f32 : slope)));
+      const Compute<Math> distance_m = load(store<Math>(static_cast<Compute<Math>>(distance)));
+      const Compute<Math> bias = load(store<Math>(static_cast<Compute<Math>>(sign) * (slope_m * distance_m)));
+      row[k] = store<T>(static_cast<Compute<T>>(bias));
     } else {
       const double bias = kFloatAngle ? sign * static_cast<double>(static_cast<float>(slope_f32 * static_cast<float>(distance)))
                                       : sign * (slope * distance);
@@ -158,9 +161,14 @@ void alibi_bias(const AlibiPlan& plan, std::int64_t q_first, std::int64_t q_len,
   const double sign = mode == AlibiMode::key ? 1.0 : -1.0;
   // In fp32 and fp64 the storage is the compute format: math=storage changes nothing there.
   const bool float_angle = plan.spec.precision == PrecisionClass::fp32_angle,
-             storage_math = plan.spec.math == RoundsIn::storage && compute_dtype(plan.spec.dtype) != plan.spec.dtype;
-  const auto row_function = float_angle ? (storage_math ? &alibi_row<T, true, true> : &alibi_row<T, true, false>)
-                                        : (storage_math ? &alibi_row<T, false, true> : &alibi_row<T, false, false>);
+             storage_math = plan.spec.math == RoundsIn::storage && compute_dtype(plan.spec.dtype) != plan.spec.dtype,
+             bf16_math = plan.spec.math == RoundsIn::bf16;
+  const auto row_function = float_angle ? (bf16_math      ? &alibi_row<T, true, BFloat16>
+                                           : storage_math ? &alibi_row<T, true, T>
+                                                          : &alibi_row<T, true, void>)
+                                        : (bf16_math      ? &alibi_row<T, false, BFloat16>
+                                           : storage_math ? &alibi_row<T, false, T>
+                                                          : &alibi_row<T, false, void>);
   const std::int64_t heads = static_cast<std::int64_t>(plan.slope.size());
 #pragma omp parallel for collapse(2) schedule(static) if (heads * q_len * k_len >= kElementsWorthThreads)
   for (std::int64_t h = 0; h < heads; ++h)

@@ -18,7 +18,8 @@ static_assert(static_cast<int>(ThetaRecipe::ggml) == PEC_THETA_GGML && static_ca
 static_assert(static_cast<int>(PositionRecipe::fp32_sum) == PEC_POSITION_FP32_SUM);
 static_assert(static_cast<int>(SlopeRecipe::bloom) == PEC_SLOPES_BLOOM && static_cast<int>(SlopeRecipe::mpt) == PEC_SLOPES_MPT);
 static_assert(static_cast<int>(AlibiMode::causal) == PEC_ALIBI_CAUSAL && static_cast<int>(AlibiMode::last_key) == PEC_ALIBI_LAST_KEY);
-static_assert(static_cast<int>(RoundsIn::compute) == PEC_IN_COMPUTE && static_cast<int>(RoundsIn::storage) == PEC_IN_STORAGE);
+static_assert(static_cast<int>(RoundsIn::compute) == PEC_IN_COMPUTE && static_cast<int>(RoundsIn::storage) == PEC_IN_STORAGE &&
+              static_cast<int>(RoundsIn::bf16) == PEC_IN_BF16);
 static_assert(static_cast<int>(PlanKind::yarn) == PEC_PLAN_YARN && static_cast<int>(PlanKind::custom) == PEC_PLAN_CUSTOM &&
               static_cast<int>(PlanKind::proportional) == PEC_PLAN_PROPORTIONAL);
 

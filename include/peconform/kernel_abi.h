@@ -105,9 +105,11 @@ typedef enum pec_theta_recipe {
 typedef enum pec_rounds_in {
   PEC_IN_COMPUTE = 0, /* the compute format (float32; float64 for fp64): cos/sin kept as computed,
                          or the rotation formed there and stored once */
-  PEC_IN_STORAGE = 1  /* the storage dtype: cos/sin rounded to it (transformers' cos.to(x.dtype)),
+  PEC_IN_STORAGE = 1, /* the storage dtype: cos/sin rounded to it (transformers' cos.to(x.dtype)),
                          or each product and the sum rounded to it (x * cos + rotate_half(x) * sin
                          on bf16 tensors) */
+  PEC_IN_BF16 = 2     /* ALiBi's math only: slope, distance and product rounded to bf16 whatever
+                         the storage dtype (Falcon's bias in a float32 model), then stored */
 } pec_rounds_in;
 
 /* What an ALiBi bias measures (docs/specs.md, `mode`), for pec_spec.alibi_mode. */

@@ -148,6 +148,21 @@ TEST(Verifier, AScaledSinusoidTableIsHeldToItsAmplitude) {
   }
 }
 
+// Falcon's bias in a float32 model: slopes and positions rounded to bf16 and multiplied in bf16,
+// then cast to float32 (math=bf16). The CPU kernel's biases pass that recipe and fail the float32
+// arithmetic's bound, whose float32 roundings cannot hold three bf16 ones.
+TEST(Verifier, AlibiWithBf16MathInAFloat32ModelPassesItsRecipeAndNotTheFloat32One) {
+  const std::string falcon =
+      "alibi(heads=32,mode=key,dtype=fp32,precision=fp32-angle,slopes=bloom,math=bf16) | seq=2 keys=2000 offset=0 key_offset=100 "
+      "seed=1";
+  KernelCall call = ran(falcon);
+  EXPECT_FALSE(verify_call(call).failed());
+  call.spec.math = RoundsIn::compute;
+  const CaseVerdict float32 = verify_call(call);
+  ASSERT_TRUE(float32.failed());
+  EXPECT_EQ(float32.first_failure->kind, "numeric");
+}
+
 TEST(Verifier, RejectsAnErrorPastTheBound) {
   KernelCall call = ran(kRope);
   Buffer& out = call.outputs[0];

@@ -424,6 +424,34 @@ TEST(ErrorModel, AScaledTableEntryIsChargedTheAmplitudesRoundingAndTheProduct) {
   EXPECT_EQ(amplified_entry_bound<Wide>(exact_amp, Wide(1), Wide(0)), ldexp(Wide(1), -24) + Wide(0x1p-149));
 }
 
+// Falcon's build_alibi_tensor in a float32 model: float32 Bloom slopes cast to bf16, the int64
+// position cast to bf16 (through float32) and the product rounded to bf16, then cast to float32.
+// math=bf16 holds every such bias, near its limit; math=compute (float32 arithmetic) does not.
+TEST(ErrorModel, Bf16AlibiArithmeticInAFloat32ModelIsChargedItsThreeBf16Roundings) {
+  const Spec falcon = Spec::parse("alibi(heads=32,mode=key,precision=fp32-angle,slopes=bloom,math=bf16)");
+  Spec float32 = falcon;
+  float32.math = RoundsIn::compute;
+  double worst = 0, worst_float32 = 0;
+  for (int head = 0; head < 32; ++head) {
+    const double exact = std::pow(2.0, -0.25 * (head + 1));  // 2^(-8 (h + 1) / 32)
+    const float slope_f32 = std::pow(static_cast<float>(std::pow(2.0, -0.25)), static_cast<float>(head + 1));
+    const BiasBoundTerms<double> terms = alibi_bound_terms<double>(falcon, head);
+    const BiasBoundTerms<double> float32_terms = alibi_bound_terms<double>(float32, head);
+    for (int position = 1; position < 5000; position += 7) {
+      const float bias = round_to_bf16(round_to_bf16(slope_f32) * round_to_bf16(static_cast<float>(position)));
+      const double value = exact * position, error = std::abs(bias - value);
+      worst = std::max(worst, error / (value * terms.relative + terms.absolute));
+      worst_float32 = std::max(worst_float32, error / (value * float32_terms.relative + float32_terms.absolute));
+    }
+  }
+  EXPECT_LE(worst, 1.0);
+  EXPECT_GT(worst, 0.3) << "three bf16 roundings: the bound should be near what they reach";
+  EXPECT_GT(worst_float32, 100.0);
+  // Into fp16 the bf16 product rounds once more; into fp32 it does not.
+  EXPECT_GT(alibi_bound_terms<double>(Spec::parse("alibi(heads=32,dtype=fp16,math=bf16)"), 3).relative,
+            alibi_bound_terms<double>(Spec::parse("alibi(heads=32,math=bf16)"), 3).relative);
+}
+
 TEST(ErrorModel, BeyondTheHorizonAnElementIsUnconstrained) {
   const Spec spec = Spec::parse("rope(d=4,base=10000,precision=fp32-angle)");
   const double horizon = angle_horizon(spec);

@@ -80,6 +80,12 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("shaw(right=8)", {"shaw: key 'k'", "is required"});
   expect_rejected("shaw(k=4,right=-1)", {"key 'right' expects an integer in [0,", "found '-1'"});
   expect_rejected("t5(right=2)", {"unknown key 'right' for t5"});
+  // math=bf16 is ALiBi's bf16 arithmetic in a model of another dtype (Falcon), spelled one way.
+  expect_rejected("rope(d=8,math=bf16)", {"math=bf16 rounds ALiBi's", "rope takes math=compute or math=storage"});
+  expect_rejected("alibi(heads=8,cache=bf16)", {"unknown key 'cache' for alibi"});
+  expect_rejected("rope(d=8,cache=bf16)", {"cache=bf16 is not a place", "compute or storage"});
+  expect_rejected("alibi(heads=8,dtype=bf16,math=bf16)", {"math=bf16 with dtype=bf16", "write math=storage"});
+  EXPECT_NO_THROW(Spec::parse("alibi(heads=8,dtype=fp16,math=bf16)"));
   // amp scales rotary pairs and sinusoidal and learned tables; positive wherever it applies.
   expect_rejected("learned(d=4,rows=8,amp=0)", {"amp=0 must be positive"});
   expect_rejected("sinusoidal(d=4,amp=-1)", {"amp=-1 must be positive"});

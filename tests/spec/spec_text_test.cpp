@@ -39,6 +39,7 @@ const char* const kCanonical[] = {
     "rope2d(d=8,base=100,layout=interleaved,sign=-1)",
     "alibi(heads=12)",
     "alibi(heads=20,mode=causal,dtype=bf16)",
+    "alibi(heads=32,mode=key,precision=fp32-angle,math=bf16,slopes=bloom)",
     "t5(buckets=32,max_distance=128)",
     "t5(buckets=64,max_distance=256,bidirectional=false)",
     "learned(d=512,rows=1024,amp=0.04419417382415922)",
@@ -125,7 +126,9 @@ TEST(SpecText, CacheAndMathAreRefusedWhereTheyMeanNothingOrContradict) {
   EXPECT_NE(refusal("sinusoidal(d=8,cache=storage)").find("unknown key 'cache'"), std::string::npos);
   EXPECT_NE(refusal("alibi(heads=8,cache=storage)").find("unknown key 'cache'"), std::string::npos);
   EXPECT_EQ(refusal("alibi(heads=8,dtype=bf16,math=storage)"), "accepted as alibi(heads=8,dtype=bf16,math=storage)");
-  EXPECT_NE(refusal("rope(d=8,math=bf16)").find("expects one of compute|storage, found 'bf16'"), std::string::npos);
+  // bf16 is a place only ALiBi's arithmetic rounds (Falcon's math=bf16); a rotation's is refused.
+  EXPECT_NE(refusal("rope(d=8,math=bf16)").find("rope takes math=compute or math=storage"), std::string::npos);
+  EXPECT_NE(refusal("rope(d=8,math=twice)").find("expects one of compute|storage|bf16, found 'twice'"), std::string::npos);
 }
 
 TEST(SpecText, ListExamplesParseAndCoverEveryFamily) {

@@ -20,7 +20,8 @@ upstream's.
 DistilBERT's and Marian's tables form their angles, sin and cos in NumPy float64 and are held to
 precision=fp64-angle. Bloom's bias is slope times the key's position for every query (alibi
 mode=key), MPT's slope times the key's distance back from the last key (mode=last-key); Falcon's
-is Bloom's with the slopes and positions rounded to bf16 and multiplied in bf16 (math=storage).
+is Bloom's with the slopes and positions rounded to bf16 and multiplied in bf16 (math=storage in a
+bf16 model; math=bf16 in a float32 one, where the bf16 product is then cast to float32).
 """
 import builtins
 import contextlib
@@ -229,6 +230,10 @@ FALCON_SLOPES = Column("fp32-angle (bloom slopes, bf16 arithmetic)", "precision=
 FP64_NUMPY = Column("fp64-angle (NumPy)", "precision=fp64-angle",
                     "pos / np.power(base, 2(j//2)/d), np.sin and np.cos in float64, cast once to float32: "
                     "transformers' own recipe for these tables")
+FALCON_SLOPES_FP32_MODEL = Column(
+    "fp32-angle (bloom slopes, bf16 arithmetic, float32 model)", "precision=fp32-angle,slopes=bloom,math=bf16",
+    "Bloom's float32 slopes and the key position rounded to bf16 and multiplied in bf16, whatever the model's "
+    "dtype, then cast to float32 (.to(dtype)): transformers' own recipe")
 MPT_SLOPES = Column("fp32-angle (mpt slopes)", "precision=fp32-angle,slopes=mpt",
                     "float32 slopes 1 / torch.pow(2, k·8/n'), the int32 distance times the slope in float32")
 
@@ -322,10 +327,15 @@ def alibi_rows():
             f"alibi(heads={heads},mode=last-key)", (MPT_SLOPES,), lambda: mpt_alibi,
             models + "mpt/modeling_mpt.py: build_mpt_alibi_tensor")
         for heads in (32, 24)]
+    falcon = models + "falcon/modeling_falcon.py: build_alibi_tensor"
     rows.append(
         Row(LIBRARY, "alibi", "falcon-alibi-32-bf16", "build_alibi_tensor (Falcon-RW, 32 heads, bf16)",
             "alibi(heads=32,mode=key,dtype=bf16)", (FALCON_SLOPES,), lambda: BloomAlibi(modeling_falcon, torch.bfloat16),
-            models + "falcon/modeling_falcon.py: build_alibi_tensor"))
+            falcon))
+    rows.append(
+        Row(LIBRARY, "alibi", "falcon-alibi-32-fp32", "build_alibi_tensor (Falcon-RW, 32 heads, in a float32 model)",
+            "alibi(heads=32,mode=key)", (FALCON_SLOPES_FP32_MODEL,), lambda: BloomAlibi(modeling_falcon, torch.float32),
+            falcon))
     return rows
 
 

@@ -270,12 +270,21 @@ def test_alibi_rows_fail_under_another_mode(key, wrong_mode):
     assert not result.conformant
 
 
-def test_falcon_alibi_fails_the_float32_arithmetic_recipe():
-    """Falcon rounds its slopes and positions to bf16 and multiplies in bf16: held to Bloom's float32
-    arithmetic (the row's column without math=storage) the same code fails, so the row's verdict
-    rests on that key."""
-    own = row("falcon-alibi-32-bf16")
+@pytest.mark.parametrize("key,math", [("falcon-alibi-32-bf16", "storage"), ("falcon-alibi-32-fp32", "bf16")])
+def test_falcon_alibi_fails_the_float32_arithmetic_recipe(key, math):
+    """Falcon rounds its slopes and positions to bf16 and multiplies in bf16, in a bf16 model
+    (math=storage) and in a float32 one (math=bf16): held to Bloom's float32 arithmetic (the row's
+    column without the math key) the same code fails, so the row's verdict rests on that key."""
+    own = row(key)
     spec = own.columns[0].spec_text(own.spec)
-    assert spec.endswith(",math=storage)")
-    result = peconform.check(own.kernel(), spec=spec.replace(",math=storage", ""), array="torch", cases=20, max_failures=1)
+    assert f",math={math}" in spec
+    result = peconform.check(own.kernel(), spec=spec.replace(f",math={math}", ""), array="torch", cases=20, max_failures=1)
     assert not result.conformant
+
+
+def test_falcon_alibi_in_a_float32_model_is_bf16_values_in_float32():
+    keys = np.arange(300, 340, dtype=np.int64)
+    key = "falcon-alibi-32-fp32"
+    bias = row(key).kernel()(torch.from_numpy(QUERIES), torch.from_numpy(keys), spec_of(key))
+    assert bias.dtype == torch.float32
+    assert torch.equal(bias, bias.bfloat16().float()), "every value a bf16 one"
