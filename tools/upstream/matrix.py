@@ -28,6 +28,21 @@ GGML_COLUMNS = [
      "meaning": "angles exact to 2^-100 relative: float32 angles depart from them as positions grow"},
 ]
 
+# The row of each kernel examples/ggml-plugin declares (its -exact twin shares it): family, source,
+# name and spec without the dtype, which each row appends.
+GGML_KERNELS = {
+    "ggml-rope-neox": ("rope", "ggml src/ggml-cpu/ops.cpp: ggml_compute_forward_rope_flt", "ggml_rope_ext (NeoX pairs)",
+                       "rope(d=*,base=*,layout=half,rot=*,scaling=none|linear|yarn|custom(factors)"),
+    "ggml-rope-norm": ("rope", "ggml src/ggml-cpu/ops.cpp: ggml_compute_forward_rope_flt", "ggml_rope_ext (GPT-J pairs)",
+                       "rope(d=*,base=*,layout=interleaved,rot=*,scaling=none|linear|yarn|custom(factors)"),
+    "ggml-mrope": ("mrope", "ggml src/ggml-cpu/ops.cpp: ggml_mrope_cache_init, ggml_compute_forward_rope_flt",
+                   "ggml_rope_multi (MROPE: blocked sections, e = 0)",
+                   "mrope(d=*,base=*,layout=half,sections=*,rot=*,scaling=none|linear"),
+    "ggml-imrope": ("mrope", "ggml src/ggml-cpu/ops.cpp: ggml_mrope_cache_init, ggml_compute_forward_rope_flt",
+                    "ggml_rope_multi (IMROPE: interleaved sections, e = 0)",
+                    "mrope(d=*,base=*,layout=half,sections=*,section_mode=interleaved,rot=*,scaling=none|linear"),
+}
+
 
 def brief(spec):
     """The spec with each long list (LongRoPE's factors) cut to its count, for the table; the
@@ -106,11 +121,13 @@ def ggml_library(folder):
         for cell in report["cells"]:
             kernel = cell["backend"].removesuffix("-exact")
             key = f"{kernel}/{cell['dtype']}"
-            layout = "half" if kernel.endswith("neox") else "interleaved"
+            if kernel not in GGML_KERNELS:
+                raise SystemExit(f"{path}: kernel {cell['backend']} is not one examples/ggml-plugin declares "
+                                 f"({', '.join(GGML_KERNELS)}); add its row to GGML_KERNELS")
+            family, source, name, spec = GGML_KERNELS[kernel]
             rows.setdefault(key, {
-                "key": key, "family": "rope", "source": "ggml src/ggml-cpu/ops.cpp: ggml_compute_forward_rope_flt",
-                "name": f"ggml_rope_ext ({'NeoX' if layout == 'half' else 'GPT-J'} pairs), {cell['dtype']}",
-                "spec": f"rope(d=*,base=*,layout={layout},rot=*,scaling=none|linear|yarn|custom(factors),dtype={cell['dtype']})",
+                "key": key, "family": family, "source": source, "name": f"{name}, {cell['dtype']}",
+                "spec": f"{spec},dtype={cell['dtype']})",
                 "columns": [{k: c[k] for k in ("name", "keys", "meaning")} for c in GGML_COLUMNS]})
             shown = failures.get((cell["backend"], cell["dtype"]), [])[:1]
             cells.append({
