@@ -137,7 +137,10 @@ def ggml_library(folder):
                 "worst_ratio_by_position": cell["worst_ratio_by_position"], "failure_count": cell["failed_cases"],
                 "failures": [{"case": f["case"], "kind": f["first_failure"]["kind"], "message": ggml_message(f),
                               "reproducer": f["replay"]} for f in shown]})
-    return {"library": "ggml", "rows": list(rows.values()), "cells": cells,
+    # GGML_KERNELS' order, so that the rope family comes first as it always has.
+    order = list(GGML_KERNELS)
+    ranked = sorted(rows.values(), key=lambda row: (order.index(row["key"].split("/")[0]), row["key"]))
+    return {"library": "ggml", "rows": ranked, "cells": cells,
             "run": {"date": ggml_date(folder), "command": "examples/ggml-plugin/rebuild-report.sh GGML_SOURCE_DIR",
                     "machine": run["machine"], "python": "",
                     "versions": {"ggml": run["backend"].removeprefix("plugin:ggml-"), "peconform": run["commit"][:7]},
