@@ -5,9 +5,9 @@
 // peconform owns. Nothing of ggml is copied here; build it against a ggml build (README.md beside
 // this file).
 //
-// Eight kernels, two per ggml mode, the same code under two declarations:
+// Ten kernels, two per ggml mode, the same code under two declarations:
 //   ggml-rope-norm, ggml-rope-neox,            claim what ggml does: precision=fp32-angle,
-//   ggml-mrope, ggml-imrope                    theta=ggml (position, frequency and angle in
+//   ggml-mrope, ggml-imrope, ggml-vision       theta=ggml (position, frequency and angle in
 //                                              float32, theta_scale = powf(base, -2/n) applied
 //                                              pair after pair);
 //   the same names with -exact                 claim exact-angle, which ggml does not promise:
@@ -34,6 +34,14 @@
 // turns by e every pair outside the three interleaved windows, where section_mode=interleaved
 // (and transformers' Qwen3-VL) turns it by t; Qwen3-VL's [24,20,20] leaves pairs 61 and 62 there.
 // Passing e = t would hide that, so the adapter passes llama.cpp's 0 and the report shows it.
+// rope2d is ggml_rope_multi's GGML_ROPE_TYPE_VISION as llama.cpp's vision towers call it
+// (tools/mtmd: Qwen2-VL, Qwen2.5-VL, Qwen3-VL): n_dims = d/2 and sections {d/4, d/4, d/4, d/4}.
+// VISION rotates the pairs (k, k + d/2) over the whole head, the first d/4 by the first position
+// stream and the next d/4 by the second, each stream's running product restarting at its
+// section's first pair, so pair k turns by fl(p) theta_scale^(k mod d/4) with theta_scale =
+// powf(base, -2/(d/2)): rope2d(layout=half) with x the first stream and y the second, which is
+// theta=ggml with rope2d's n = d/2. The four streams are x, y, x, y, as llama.cpp fills them
+// (row, column, row, column); VISION never reads the last two.
 #include <peconform/kernel_abi.h>
 
 #include <cmath>
@@ -93,6 +101,16 @@ constexpr const char* kImropeFp32Angle = GGML_PLUGIN_IMROPE_PATTERNS("precision=
 constexpr const char* kMropeExact = GGML_PLUGIN_MROPE_PATTERNS("precision=exact-angle");
 constexpr const char* kImropeExact = GGML_PLUGIN_IMROPE_PATTERNS("precision=exact-angle");
 
+// VISION for any d and base, and the vision towers llama.cpp runs with it, base 10000 as
+// tools/mtmd passes it: head dim 80 (Qwen2-VL and Qwen2.5-VL, 1280 wide over 16 heads) and 72
+// (Qwen3-VL, 1152 over 16).
+#define GGML_PLUGIN_VISION_PATTERNS(CLAIM)                                                        \
+  "rope2d(layout=half,d=*,base=*,dtype=fp32|fp16," CLAIM ");"                                    \
+  "rope2d(d=72|80,base=10000,layout=half,dtype=fp32|fp16," CLAIM ")"
+
+constexpr const char* kVisionFp32Angle = GGML_PLUGIN_VISION_PATTERNS("precision=fp32-angle,theta=ggml");
+constexpr const char* kVisionExact = GGML_PLUGIN_VISION_PATTERNS("precision=exact-angle");
+
 pec_status say(pec_status status, char* error, size_t error_size, const char* format, ...) {
   if (error != nullptr && error_size > 0) {
     va_list args;
@@ -128,8 +146,8 @@ bool contiguous(const DLTensor& t) {
 }
 
 struct Claim {
-  int32_t family;       // PEC_ROPE (ggml_rope_ext) or PEC_MROPE (ggml_rope_multi)
-  int mode;             // GGML_ROPE_TYPE_NORMAL (0), _NEOX, _MROPE or _IMROPE
+  int32_t family;       // PEC_ROPE (ggml_rope_ext), PEC_MROPE or PEC_ROPE2D (ggml_rope_multi)
+  int mode;             // GGML_ROPE_TYPE_NORMAL (0), _NEOX, _MROPE, _IMROPE or _VISION
   int32_t layout;       // the pec_layout that mode is
   int32_t precision;    // the class this kernel's declaration claims
 };
@@ -137,12 +155,16 @@ struct Claim {
 // ggml_rope_multi's position streams per token: t, h, w and e, which peconform's mrope lacks.
 constexpr int kGgmlMropeStreams = 4;
 
+const char* family_name(int32_t family) { return family == PEC_ROPE ? "rope" : family == PEC_MROPE ? "mrope" : "rope2d"; }
+
 pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_t error_size) {
   const pec_spec& spec = *call->spec;
   const bool mrope = claim.family == PEC_MROPE;
+  const bool vision = claim.family == PEC_ROPE2D;
+  const bool multi = mrope || vision;  // ggml_rope_multi rather than ggml_rope_ext
   // What the patterns admit, checked again so that a call outside them is refused, never run.
   if (spec.family != claim.family)
-    return say(PEC_REFUSED, error, error_size, "this kernel is ggml mode %d, which serves %s only", claim.mode, mrope ? "mrope" : "rope");
+    return say(PEC_REFUSED, error, error_size, "this kernel is ggml mode %d, which serves %s only", claim.mode, family_name(claim.family));
   if (spec.layout != claim.layout)
     return say(PEC_REFUSED, error, error_size, "this kernel is ggml mode %d, which is layout %d, not %d", claim.mode,
                claim.layout, spec.layout);
@@ -165,9 +187,14 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
     return say(PEC_REFUSED, error, error_size, "ggml needs an even n_dims in [2, d]; rot is %d of d = %d", spec.rot, spec.d);
   if (scaling.kind == PEC_PLAN_CUSTOM && scaling.factor_count != spec.rot / 2)
     return say(PEC_REFUSED, error, error_size, "custom has %lld factors for %d pairs", static_cast<long long>(scaling.factor_count), spec.rot / 2);
-  // ggml_rope_multi's sections: t, h and w from the spec, e's 0.
+  // ggml_rope_multi's sections: for mrope t, h and w from the spec, e's 0; for rope2d d/4 each, as
+  // llama.cpp's vision towers pass them.
   int sections[GGML_MROPE_SECTIONS] = {0, 0, 0, 0};
-  if (mrope) {
+  if (vision) {
+    // ggml asserts an even n_dims = d/2; a rope2d spec's d is a multiple of 4 already.
+    if (spec.d % 4 != 0) return say(PEC_REFUSED, error, error_size, "VISION needs d a multiple of 4; d is %d", spec.d);
+    for (int& section : sections) section = spec.d / 4;
+  } else if (mrope) {
     const bool imrope = claim.mode == GGML_ROPE_TYPE_IMROPE;
     if ((spec.sections_interleaved != 0) != imrope)
       return say(PEC_REFUSED, error, error_size, "this kernel is ggml mode %d, which is section_mode=%s", claim.mode,
@@ -183,6 +210,9 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
     if (2 * pairs != spec.rot)
       return say(PEC_REFUSED, error, error_size, "the sections cover %d pairs but rot = %d has %d", pairs, spec.rot, spec.rot / 2);
   }
+  // ggml's n_dims: the rotated dims, except under VISION, which asserts n_dims = d/2 and rotates
+  // all d dims as d/2 pairs (k, k + n_dims).
+  const int n_dims = vision ? spec.d / 2 : spec.rot;
   if (yarn && (scaling.orig < 1 || scaling.orig > std::numeric_limits<int>::max()))
     return say(PEC_REFUSED, error, error_size, "ggml's n_ctx_orig is an int; orig is %lld", static_cast<long long>(scaling.orig));
   ggml_type type;
@@ -209,7 +239,7 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
       call->ids == nullptr)
     return say(PEC_REFUSED, error, error_size, "expected 1 or 2 rotary operands and their ids");
   const DLTensor& ids = *call->ids;
-  const int axes = mrope ? 3 : 1;
+  const int axes = mrope ? 3 : vision ? 2 : 1;
   if (!is_dtype(ids.dtype, kDLInt, 32)) return say(PEC_REFUSED, error, error_size, "ggml's rope positions are int32");
   if (ids.ndim != 3 || ids.shape[0] != axes || !contiguous(ids))
     return say(PEC_REFUSED, error, error_size, "expected contiguous [%d, batch, seq] ids", axes);
@@ -229,8 +259,9 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
 
   // ggml's positions for one batch row, shared by every head: ggml_rope_ext's b holds one int32
   // per token, ggml_rope_multi's four streams of seq each (t, h, w, e). Neither has per-row
-  // positions, so each batch row is its own rope node. e stays 0 (value-initialised).
-  const int64_t streams = mrope ? kGgmlMropeStreams : 1;
+  // positions, so each batch row is its own rope node. mrope's e stays 0 (value-initialised);
+  // rope2d's x and y go to streams 0 and 1 and again to 2 and 3, llama.cpp's order.
+  const int64_t streams = multi ? kGgmlMropeStreams : 1;
   std::vector<int32_t> positions(static_cast<size_t>(batch * streams * seq));
   const int32_t* id_data = reinterpret_cast<const int32_t*>(static_cast<const char*>(ids.data) + ids.byte_offset);
   for (int a = 0; a < axes; ++a)
@@ -240,6 +271,7 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
         if (p < std::numeric_limits<int32_t>::min() || p > std::numeric_limits<int32_t>::max())
           return say(PEC_REFUSED, error, error_size, "position %lld does not fit ggml's int32 positions", static_cast<long long>(p));
         positions[static_cast<size_t>((b * streams + a) * seq + s)] = static_cast<int32_t>(p);
+        if (vision) positions[static_cast<size_t>((b * streams + a + 2) * seq + s)] = static_cast<int32_t>(p);
       }
 
   const int nodes = static_cast<int>(batch) * call->operand_count;
@@ -272,17 +304,17 @@ pec_status run_rope(const Claim& claim, const pec_call* call, char* error, size_
       ggml_tensor* pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, streams * seq);
       pos->data = positions.data() + b * streams * seq;
       ggml_tensor* y;
-      if (mrope && call->in_place) {
-        y = ggml_rope_multi_inplace(ctx, x, pos, factors, spec.rot, sections, claim.mode, n_ctx_orig, freq_base, freq_scale,
+      if (multi && call->in_place) {
+        y = ggml_rope_multi_inplace(ctx, x, pos, factors, n_dims, sections, claim.mode, n_ctx_orig, freq_base, freq_scale,
                                     ext_factor, /*attn_factor=*/1.0f, beta_fast, beta_slow);
-      } else if (mrope) {
-        y = ggml_rope_multi(ctx, x, pos, factors, spec.rot, sections, claim.mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
+      } else if (multi) {
+        y = ggml_rope_multi(ctx, x, pos, factors, n_dims, sections, claim.mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
                             /*attn_factor=*/1.0f, beta_fast, beta_slow);
       } else if (call->in_place) {
-        y = ggml_rope_ext_inplace(ctx, x, pos, factors, spec.rot, claim.mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
+        y = ggml_rope_ext_inplace(ctx, x, pos, factors, n_dims, claim.mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
                                   /*attn_factor=*/1.0f, beta_fast, beta_slow);
       } else {
-        y = ggml_rope_ext(ctx, x, pos, factors, spec.rot, claim.mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
+        y = ggml_rope_ext(ctx, x, pos, factors, n_dims, claim.mode, n_ctx_orig, freq_base, freq_scale, ext_factor,
                           /*attn_factor=*/1.0f, beta_fast, beta_slow);
       }
       if (!call->in_place) y->data = out_data + static_cast<size_t>(b) * row_bytes;
@@ -308,6 +340,9 @@ constexpr Claim kMropeFp32{PEC_MROPE, GGML_ROPE_TYPE_MROPE, PEC_LAYOUT_HALF, PEC
 constexpr Claim kImropeFp32{PEC_MROPE, GGML_ROPE_TYPE_IMROPE, PEC_LAYOUT_HALF, PEC_FP32_ANGLE};
 constexpr Claim kMropeExactClaim{PEC_MROPE, GGML_ROPE_TYPE_MROPE, PEC_LAYOUT_HALF, PEC_EXACT_ANGLE};
 constexpr Claim kImropeExactClaim{PEC_MROPE, GGML_ROPE_TYPE_IMROPE, PEC_LAYOUT_HALF, PEC_EXACT_ANGLE};
+// VISION's pairs (k, k + d/2) are rope2d's half layout.
+constexpr Claim kVisionFp32{PEC_ROPE2D, GGML_ROPE_TYPE_VISION, PEC_LAYOUT_HALF, PEC_FP32_ANGLE};
+constexpr Claim kVisionExactClaim{PEC_ROPE2D, GGML_ROPE_TYPE_VISION, PEC_LAYOUT_HALF, PEC_EXACT_ANGLE};
 
 pec_status norm_fp32(const pec_call* c, char* e, size_t n) { return run_rope(kNormFp32, c, e, n); }
 pec_status neox_fp32(const pec_call* c, char* e, size_t n) { return run_rope(kNeoxFp32, c, e, n); }
@@ -317,6 +352,8 @@ pec_status mrope_fp32(const pec_call* c, char* e, size_t n) { return run_rope(kM
 pec_status imrope_fp32(const pec_call* c, char* e, size_t n) { return run_rope(kImropeFp32, c, e, n); }
 pec_status mrope_exact(const pec_call* c, char* e, size_t n) { return run_rope(kMropeExactClaim, c, e, n); }
 pec_status imrope_exact(const pec_call* c, char* e, size_t n) { return run_rope(kImropeExactClaim, c, e, n); }
+pec_status vision_fp32(const pec_call* c, char* e, size_t n) { return run_rope(kVisionFp32, c, e, n); }
+pec_status vision_exact(const pec_call* c, char* e, size_t n) { return run_rope(kVisionExactClaim, c, e, n); }
 
 #ifndef PEC_GGML_COMMIT
 #define PEC_GGML_COMMIT "unknown"
@@ -335,6 +372,8 @@ const pec_kernel kKernels[] = {
     {"ggml-imrope", kImropeFp32Angle, kDLCPU, kTakes, 0, imrope_fp32},
     {"ggml-mrope-exact", kMropeExact, kDLCPU, kTakes, 0, mrope_exact},
     {"ggml-imrope-exact", kImropeExact, kDLCPU, kTakes, 0, imrope_exact},
+    {"ggml-vision", kVisionFp32Angle, kDLCPU, kTakes, 0, vision_fp32},
+    {"ggml-vision-exact", kVisionExact, kDLCPU, kTakes, 0, vision_exact},
 };
 
 }  // namespace
