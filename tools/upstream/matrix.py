@@ -41,6 +41,9 @@ GGML_KERNELS = {
     "ggml-imrope": ("mrope", "ggml src/ggml-cpu/ops.cpp: ggml_mrope_cache_init, ggml_compute_forward_rope_flt",
                     "ggml_rope_multi (IMROPE: interleaved sections, e = 0)",
                     "mrope(d=*,base=*,layout=half,sections=*,section_mode=interleaved,rot=*,scaling=none|linear"),
+    "ggml-vision": ("rope2d", "ggml src/ggml-cpu/ops.cpp: ggml_mrope_cache_init, ggml_compute_forward_rope_flt",
+                    "ggml_rope_multi (VISION: n_dims = d/2, sections d/4, as llama.cpp's vision towers)",
+                    "rope2d(d=*,base=*,layout=half"),
 }
 
 
@@ -137,7 +140,7 @@ def ggml_library(folder):
                 "worst_ratio_by_position": cell["worst_ratio_by_position"], "failure_count": cell["failed_cases"],
                 "failures": [{"case": f["case"], "kind": f["first_failure"]["kind"], "message": ggml_message(f),
                               "reproducer": f["replay"]} for f in shown]})
-    # GGML_KERNELS' order, so that the rope family comes first as it always has.
+    # GGML_KERNELS' order, so that the rope family comes first as it always has, rope2d last.
     order = list(GGML_KERNELS)
     ranked = sorted(rows.values(), key=lambda row: (order.index(row["key"].split("/")[0]), row["key"]))
     return {"library": "ggml", "rows": ranked, "cells": cells,
