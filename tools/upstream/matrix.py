@@ -28,6 +28,24 @@ GGML_COLUMNS = [
      "meaning": "angles exact to 2^-100 relative: float32 angles depart from them as positions grow"},
 ]
 
+# The row of each kernel examples/ggml-plugin declares (its -exact twin shares it): family, source,
+# name and spec without the dtype, which each row appends.
+GGML_KERNELS = {
+    "ggml-rope-neox": ("rope", "ggml src/ggml-cpu/ops.cpp: ggml_compute_forward_rope_flt", "ggml_rope_ext (NeoX pairs)",
+                       "rope(d=*,base=*,layout=half,rot=*,scaling=none|linear|yarn|custom(factors)"),
+    "ggml-rope-norm": ("rope", "ggml src/ggml-cpu/ops.cpp: ggml_compute_forward_rope_flt", "ggml_rope_ext (GPT-J pairs)",
+                       "rope(d=*,base=*,layout=interleaved,rot=*,scaling=none|linear|yarn|custom(factors)"),
+    "ggml-mrope": ("mrope", "ggml src/ggml-cpu/ops.cpp: ggml_mrope_cache_init, ggml_compute_forward_rope_flt",
+                   "ggml_rope_multi (MROPE: blocked sections, e = 0)",
+                   "mrope(d=*,base=*,layout=half,sections=*,rot=*,scaling=none|linear"),
+    "ggml-imrope": ("mrope", "ggml src/ggml-cpu/ops.cpp: ggml_mrope_cache_init, ggml_compute_forward_rope_flt",
+                    "ggml_rope_multi (IMROPE: interleaved sections, e = 0)",
+                    "mrope(d=*,base=*,layout=half,sections=*,section_mode=interleaved,rot=*,scaling=none|linear"),
+    "ggml-vision": ("rope2d", "ggml src/ggml-cpu/ops.cpp: ggml_mrope_cache_init, ggml_compute_forward_rope_flt",
+                    "ggml_rope_multi (VISION: n_dims = d/2, sections d/4, as llama.cpp's vision towers)",
+                    "rope2d(d=*,base=*,layout=half"),
+}
+
 
 def brief(spec):
     """The spec with each long list (LongRoPE's factors) cut to its count, for the table; the
@@ -106,11 +124,13 @@ def ggml_library(folder):
         for cell in report["cells"]:
             kernel = cell["backend"].removesuffix("-exact")
             key = f"{kernel}/{cell['dtype']}"
-            layout = "half" if kernel.endswith("neox") else "interleaved"
+            if kernel not in GGML_KERNELS:
+                raise SystemExit(f"{path}: kernel {cell['backend']} is not one examples/ggml-plugin declares "
+                                 f"({', '.join(GGML_KERNELS)}); add its row to GGML_KERNELS")
+            family, source, name, spec = GGML_KERNELS[kernel]
             rows.setdefault(key, {
-                "key": key, "family": "rope", "source": "ggml src/ggml-cpu/ops.cpp: ggml_compute_forward_rope_flt",
-                "name": f"ggml_rope_ext ({'NeoX' if layout == 'half' else 'GPT-J'} pairs), {cell['dtype']}",
-                "spec": f"rope(d=*,base=*,layout={layout},rot=*,scaling=none|linear|yarn|custom(factors),dtype={cell['dtype']})",
+                "key": key, "family": family, "source": source, "name": f"{name}, {cell['dtype']}",
+                "spec": f"{spec},dtype={cell['dtype']})",
                 "columns": [{k: c[k] for k in ("name", "keys", "meaning")} for c in GGML_COLUMNS]})
             shown = failures.get((cell["backend"], cell["dtype"]), [])[:1]
             cells.append({
@@ -120,7 +140,10 @@ def ggml_library(folder):
                 "worst_ratio_by_position": cell["worst_ratio_by_position"], "failure_count": cell["failed_cases"],
                 "failures": [{"case": f["case"], "kind": f["first_failure"]["kind"], "message": ggml_message(f),
                               "reproducer": f["replay"]} for f in shown]})
-    return {"library": "ggml", "rows": list(rows.values()), "cells": cells,
+    # GGML_KERNELS' order, so that the rope family comes first as it always has, rope2d last.
+    order = list(GGML_KERNELS)
+    ranked = sorted(rows.values(), key=lambda row: (order.index(row["key"].split("/")[0]), row["key"]))
+    return {"library": "ggml", "rows": ranked, "cells": cells,
             "run": {"date": ggml_date(folder), "command": "examples/ggml-plugin/rebuild-report.sh GGML_SOURCE_DIR",
                     "machine": run["machine"], "python": "",
                     "versions": {"ggml": run["backend"].removeprefix("plugin:ggml-"), "peconform": run["commit"][:7]},
