@@ -1,6 +1,7 @@
 """transformers' positional encodings other than the text rotary modules, as peconform.check()
 callables: Qwen2-VL's and Qwen3-VL's multimodal RoPE (modeling_qwen2_vl.py Qwen2VLRotaryEmbedding,
-modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding, each with its apply_rotary_pos_emb), T5's bucket
+modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding, each with its apply_rotary_pos_emb), Qwen2-VL's
+vision tower's axial 2-D RoPE (Qwen2VLVisionRotaryEmbedding, apply_rotary_pos_emb_vision), T5's bucket
 function (modeling_t5.py T5Attention._relative_position_bucket) and the sinusoid tables of Whisper
 (modeling_whisper.py sinusoids), Speech2Text (modeling_speech_to_text.py
 Speech2TextSinusoidalPositionalEmbedding.get_embedding), DistilBERT (modeling_distilbert.py
@@ -9,7 +10,8 @@ MarianSinusoidalPositionalEmbedding.create_weight), XLNet's relative encoding
 (modeling_xlnet.py XLNetModel.relative_positional_encoding, Transformer-XL's), the ALiBi biases of Bloom
 (modeling_bloom.py build_alibi_tensor) and MPT (modeling_mpt.py build_mpt_alibi_tensor), and
 wav2vec2-BERT's Shaw-style relative_key indices (modeling_wav2vec2_bert.py
-_apply_relative_key_position_encoding), all under transformers/models/ in site-packages.
+_apply_relative_key_position_encoding) and OPT's learned table (modeling_opt.py
+OPTLearnedPositionalEmbedding), all under transformers/models/ in site-packages.
 
 Nothing of the encodings is ported. The table builders enumerate their own positions 0..n-1, and
 the campaign's reach 2^31: the adapter builds each table over the campaign's positions alone by
@@ -28,12 +30,14 @@ import contextlib
 import types
 
 import torch
-from transformers import Qwen2VLTextConfig, Qwen3VLTextConfig, Wav2Vec2BertConfig, XLNetConfig, XLNetModel
+from transformers import (Qwen2VLTextConfig, Qwen2VLVisionConfig, Qwen3VLTextConfig, Wav2Vec2BertConfig, XLNetConfig,
+                          XLNetModel)
 from transformers.models.bloom import modeling_bloom
 from transformers.models.distilbert import modeling_distilbert
 from transformers.models.falcon import modeling_falcon
 from transformers.models.marian import modeling_marian
 from transformers.models.mpt import modeling_mpt
+from transformers.models.opt import modeling_opt
 from transformers.models.qwen2_vl import modeling_qwen2_vl
 from transformers.models.qwen3_vl import modeling_qwen3_vl
 from transformers.models.speech_to_text import modeling_speech_to_text
@@ -76,6 +80,28 @@ class MultimodalRotary:
             cos, sin = self.rotary(q, position_ids)
             out, _ = self.apply(q, q, cos, sin)
         return out.permute(0, 2, 1, 3).contiguous()
+
+
+class VisionAxialRotary:
+    """fn(x, positions, spec) -> y for rope2d: Qwen2VLVisionRotaryEmbedding(config)(x, position_ids)
+    with position_ids [tokens, 2], each token's (h, w) = the campaign's (x, y); the module forms
+    cos and sin of each axis's d/4 frequencies and lays them out [h, w, h, w] over the head, and
+    apply_rotary_pos_emb_vision rotates q [tokens, heads, d] by rotate_half in float32, returning
+    q's dtype. Qwen2-VL-7B's vision tower: embed_dim 1280 over 16 heads, d 80, base 10000."""
+
+    def __init__(self):
+        self.rotary = modeling_qwen2_vl.Qwen2VLVisionRotaryEmbedding(Qwen2VLVisionConfig())
+        self.__qualname__ = "transformers.Qwen2VLVisionRotaryEmbedding+apply_rotary_pos_emb_vision"
+
+    def __call__(self, x, positions, spec):
+        x = torch.as_tensor(x)
+        batch, seq, heads, d = x.shape
+        position_ids = torch.as_tensor(positions).to(torch.long).reshape(2, -1, seq).expand(2, batch, seq).reshape(2, -1).T
+        with torch.no_grad():
+            cos, sin = self.rotary(x, position_ids)
+            q = x.reshape(batch * seq, heads, d)
+            out, _ = modeling_qwen2_vl.apply_rotary_pos_emb_vision(q, q, cos, sin)
+        return out.reshape(x.shape)
 
 
 def t5_buckets(queries, keys, spec):
@@ -124,6 +150,32 @@ class RelativeKeyIndex:
             raise RuntimeError(f"_apply_relative_key_position_encoding called torch.arange {gives.answered} times "
                                "for the campaign's positions, where the adapter expects twice (queries, keys)")
         return bias[0, 0].to(torch.int32)
+
+
+class OptLearned:
+    """fn(table, positions, spec) -> [batch, seq, d]: OPTLearnedPositionalEmbedding(rows, d) called
+    with position_ids, which it offsets by 2 before its nn.Embedding lookup: its weight holds the
+    table from row 2 on, as OPT's checkpoints store it. Rows 0 and 1, which no position reads,
+    hold NaN, so that a read of them shows."""
+
+    def __init__(self):
+        self.__qualname__ = "transformers.OPTLearnedPositionalEmbedding"
+
+    def __call__(self, table, positions, spec):
+        table = torch.as_tensor(table)
+        rows, d = table.shape
+        module = modeling_opt.OPTLearnedPositionalEmbedding(rows, d).to(table.dtype)
+        positions = campaign_positions_2d(positions)
+        with torch.no_grad():
+            module.weight[:2] = float("nan")
+            module.weight[2:] = table
+            return module(torch.ones_like(positions), position_ids=positions)
+
+
+def campaign_positions_2d(positions):
+    """[batch, seq] int64 positions (one batch row given alone is one row)."""
+    positions = torch.as_tensor(positions).to(torch.long)
+    return positions.reshape(1, -1) if positions.ndim == 1 else positions
 
 
 @contextlib.contextmanager
@@ -252,6 +304,18 @@ def mrope_rows():
     ]
 
 
+def vision_rows():
+    # 1/base^(arange(0, d/2, 2)/(d/2)) through float32 pow (theta=hf per axis), float32 positions,
+    # angles, cos, sin and rotation; a bf16 q is rotated in float32 and rounded once.
+    columns = (FP32_HF,
+               Column("bf16", "dtype=bf16,precision=fp32-angle,theta=hf",
+                      "bf16 q upcast to float32, rotated against float32 cos and sin, rounded once to bf16"),
+               exact_angle())
+    return [Row(LIBRARY, "rope2d", "qwen2-vl-vision", "Qwen2VLVisionRotaryEmbedding + apply_rotary_pos_emb_vision "
+                "(Qwen2-VL vision tower, head dim 80)", "rope2d(d=80,base=10000,layout=half)", columns, VisionAxialRotary,
+                "transformers/models/qwen2_vl/modeling_qwen2_vl.py: Qwen2VLVisionRotaryEmbedding, apply_rotary_pos_emb_vision")]
+
+
 def t5_rows():
     source = "transformers/models/t5/modeling_t5.py: T5Attention._relative_position_bucket"
     return [
@@ -289,6 +353,14 @@ def shaw_rows():
                 "shaw(k=64,right=8)", (Column("indices", "", "integer indices: each must equal the exact one"),),
                 RelativeKeyIndex,
                 "transformers/models/wav2vec2_bert/modeling_wav2vec2_bert.py: _apply_relative_key_position_encoding")]
+
+
+def learned_rows():
+    columns = (Column("fp32", "", "the table's rows gathered unchanged (nn.Embedding at position + 2)"),
+               Column("fp16", "dtype=fp16", "OPT's checkpoints' float16: the rows gathered unchanged"))
+    return [Row(LIBRARY, "learned", "opt-learned", "OPTLearnedPositionalEmbedding (OPT-125m: 2048 positions, 768 wide)",
+                "learned(d=768,rows=2048)", columns, OptLearned,
+                "transformers/models/opt/modeling_opt.py: OPTLearnedPositionalEmbedding")]
 
 
 def xl_rows():
@@ -340,7 +412,8 @@ def alibi_rows():
 
 
 def rows():
-    return mrope_rows() + t5_rows() + shaw_rows() + sinusoid_rows() + float64_table_rows() + xl_rows() + alibi_rows()
+    return (mrope_rows() + vision_rows() + t5_rows() + shaw_rows() + learned_rows() + sinusoid_rows() + float64_table_rows() + xl_rows()
+            + alibi_rows())
 
 
 def float64_table_rows():

@@ -57,6 +57,25 @@ def test_mrope_rotates_each_pair_by_its_axis(key, sections, interleaved):
     np.testing.assert_allclose(y, want, rtol=0, atol=6 * U32 * 4)
 
 
+def test_vision_rotary_turns_the_first_quarter_pairs_by_h_and_the_second_by_w():
+    """rope2d(layout=half) at d = 80: pair k (dims k and k + 40) turns by h for k < 20 and by w
+    after, at frequency index k mod 20, with upstream's float32 inv_freq and positions."""
+    fn = row("qwen2-vl-vision").kernel()
+    d, seq = 80, MROPE_POSITIONS.shape[1]
+    x = RNG.uniform(-2, 2, size=(2, seq, 3, d)).astype(np.float32)
+    positions = np.broadcast_to(MROPE_POSITIONS[1:, None, :], (2, 2, seq))  # (h, w) far apart
+    y = fn(torch.from_numpy(x), torch.from_numpy(positions.copy()), spec_of("qwen2-vl-vision")).numpy()
+    inv_freq = fn.rotary.inv_freq.numpy()
+    assert inv_freq.shape == (d // 4,)
+    chosen = np.concatenate([np.repeat(MROPE_POSITIONS[1:2].T, d // 4, axis=1),
+                             np.repeat(MROPE_POSITIONS[2:3].T, d // 4, axis=1)], axis=1).astype(np.float32)
+    angles = (chosen * np.tile(inv_freq, 2)[None, :]).astype(np.float64)  # [seq, d/2]
+    c, s = np.cos(angles)[None, :, None, :], np.sin(angles)[None, :, None, :]
+    a, b = x[..., : d // 2].astype(np.float64), x[..., d // 2:].astype(np.float64)
+    want = np.concatenate([a * c - b * s, b * c + a * s], axis=-1)
+    np.testing.assert_allclose(y, want, rtol=0, atol=6 * U32 * 4)
+
+
 @pytest.mark.parametrize("key,config", [("qwen2-vl-mrope", dict(model_type="qwen2_vl", **families.QWEN2_VL)),
                                         ("qwen3-vl-mrope", dict(model_type="qwen3_vl_text", **families.QWEN3_VL))])
 def test_mrope_rows_are_what_peconform_reads_from_their_configs(key, config):
@@ -113,6 +132,17 @@ def test_relative_key_indices_clip_each_side_of_the_query_by_its_own_window():
     assert got.dtype == torch.int32 and tuple(got.shape) == (len(queries), len(keys))
     want = [[min(max(int(k) - int(q), -64), 8) + 64 for k in keys] for q in queries]
     np.testing.assert_array_equal(got.numpy(), np.array(want))
+
+
+# Learned (OPT)
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_opt_gives_the_tables_rows_at_each_position_bit_for_bit(dtype):
+    rows, d = 2048, 768
+    table = torch.from_numpy(RNG.uniform(-2, 2, size=(rows, d)).astype(np.float32)).to(dtype)
+    positions = np.array([[0, rows - 1, 5, 5, 1000], [2, 1, 0, 7, rows - 2]], dtype=np.int64)
+    got = row("opt-learned").kernel()(table, torch.from_numpy(positions), spec_of("opt-learned"))
+    assert got.dtype == dtype and torch.equal(got, table[torch.from_numpy(positions)])
 
 
 def test_relative_key_reads_the_models_own_windows():
