@@ -5,9 +5,12 @@
 # installs each library's pinned packages from PyPI (tools/upstream/requirements/<library>.txt;
 # torch's x86_64 wheel alone pulls about 3.6 GB of CUDA libraries; everything runs on the CPU).
 #
-#   tools/upstream-conformance.sh [--library NAME]... [--venvs DIR] [--build DIR] [options]
+#   tools/upstream-conformance.sh [--library NAME]... [--venvs DIR] [--build DIR] [--ggml-source DIR] [options]
 #
-# Without --library, every library that has a requirements file, one after another. Each
+# Without --library, every library that has a requirements file, one after another.
+# --ggml-source DIR first remakes ggml's reports (reports/upstream/ggml/) from a ggml source tree at
+# the pinned commit with examples/ggml-plugin/rebuild-report.sh (GGML_COMMIT names the commit of an
+# unpacked archive); without it the matrix takes ggml's published reports as they are. Each
 # requirements file names its virtual environment (`# venv: NAME`, made under --venvs, default
 # build/upstream-venvs): libraries whose pins agree share one. Options go to conformance.py:
 # --profile P (ci), --cases N, --seed S, --only ROW (repeatable; writes to build/upstream-only
@@ -21,12 +24,14 @@ venvs="$root/build/upstream-venvs"
 build="$root/build/release"
 libraries=()
 passed=()
+ggml_source=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --library) libraries+=("$2"); shift 2 ;;
     --venvs) venvs=$(realpath -m "$2"); shift 2 ;;
     --build) build=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --ggml-source) ggml_source=$(realpath -m "$2"); shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) passed+=("$1"); shift ;;
   esac
 done
@@ -47,6 +52,11 @@ if [[ ! -f "$build/build.ninja" && ! -f "$build/Makefile" ]]; then
   exit 2
 fi
 cmake --build "$build" --target _peconform -j "$(nproc)" >&2
+
+if [[ -n "$ggml_source" ]]; then
+  echo "== ggml (examples/ggml-plugin/rebuild-report.sh $ggml_source)" >&2
+  PECONFORM="$build/tools/peconform" "$root/examples/ggml-plugin/rebuild-report.sh" "$ggml_source" >&2
+fi
 
 # Local configs only: transformers must not reach for the Hub.
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1

@@ -153,6 +153,17 @@ TEST(ErrorModel, ARecipeThatFormsThetaOneExactlyIsChargedOnlyThePosition) {
   }
 }
 
+// A table's theta_0 = b^0 = 1 under hf: powf(b, 0) is exactly 1 and so is its reciprocal, and
+// the angle is fl(p) alone (a mutant that charged theta_0 2 + u survived session 39's draw).
+TEST(ErrorModel, AHfTablesFirstFrequencyIsChargedOnlyThePosition) {
+  for (const char* text : {"sinusoidal(d=64,base=10000,precision=fp32-angle,theta=hf)",
+                           "xl(d=16,base=10000,precision=fp32-angle,theta=hf)"}) {
+    const Spec spec = Spec::parse(text);
+    EXPECT_EQ(theta_recipe_error<double>(spec, 0), 0x1p-24) << text;
+    EXPECT_GT(theta_recipe_error<double>(spec, 1), 0x1p-24) << text;
+  }
+}
+
 TEST(ErrorModel, AFactorFloat32CannotHoldIsChargedItsRounding) {
   // Issue 18's false failure: ggml's freq_scale = 1.0f / (float)63.1 rounds twice.
   const Spec held = Spec::parse("rope(d=64,base=10000,precision=fp32-angle,theta=ggml,scaling=linear(factor=64))");
@@ -460,6 +471,12 @@ TEST(ErrorModel, BeyondTheHorizonAnElementIsUnconstrained) {
   EXPECT_LT(horizon, 0x1p23);
   EXPECT_GT(angle_horizon(Spec::parse("rope(d=4,base=10000)")), 0x1p90);
   EXPECT_TRUE(std::isinf(angle_horizon(Spec::parse("t5(buckets=32,max_distance=128)"))));
+  // Every rotary family has one, mRoPE's the same as RoPE's over the same frequencies (a mutant
+  // that left mrope out of the rotary families, its horizon infinite, survived session 39's draw).
+  EXPECT_EQ(angle_horizon(Spec::parse("mrope(d=4,base=10000,sections=[1,1],precision=fp32-angle)")), horizon);
+  EXPECT_EQ(angle_horizon(Spec::parse("rope2d(d=8,base=10000,precision=fp32-angle)")),
+            angle_horizon(Spec::parse("rope(d=4,base=10000,precision=fp32-angle)")));
+  EXPECT_LT(angle_horizon(Spec::parse("xpos(d=4,base=10000,precision=fp32-angle)")), 0x1p23);
   // A table's exact recipe rounds three times: the horizon is near 2^24 / 3.
   EXPECT_NEAR(std::log2(angle_horizon(Spec::parse("sinusoidal(d=8,precision=fp32-angle)"))), 24 - std::log2(3.0), 1e-6);
   // So does an odd width's (DistilBERT's lone column): d = 3 has pair 0 (theta = 1, one rounding,
