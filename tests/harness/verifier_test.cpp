@@ -134,6 +134,30 @@ TEST(Verifier, AScaledGatherIsHeldToItsAmplitudesRoundingAndTheProduct) {
   EXPECT_TRUE(rewritten([](float, float written) { return std::nextafter(std::nextafter(written, INFINITY), INFINITY); }).failed());
 }
 
+// Under a power-of-two amp the product is exact and the bound is half an ulp of it: one ulp off
+// is between one and two times the bound, and fails (a mutant that failed only past twice the
+// bound survived session 39's draw).
+TEST(Verifier, AScaledGatherOneUlpOffAnExactProductFails) {
+  KernelCall call = ran("learned(d=64,rows=50,amp=0.5) | batch=1 seq=4 positions=scattered ids=int32 inputs=activations seed=3");
+  ASSERT_FALSE(verify_call(call).failed());
+  Buffer& out = call.outputs[0];
+  for (std::int64_t e = 0; e < call.spec.d; ++e) {
+    const std::int64_t at = out.offset_of(0, 0, 0, e);
+    const auto value = static_cast<float>(out.value(at));
+    int exponent = 0;
+    // A normal value that is not a power of two: its ulp is under twice the bound.
+    if (!std::isnormal(value) || std::abs(std::frexp(value, &exponent)) == 0.5f) continue;
+    out.set_bits(at, std::bit_cast<std::uint32_t>(std::nextafter(value, INFINITY)));
+    const CaseVerdict verdict = verify_call(call);
+    ASSERT_TRUE(verdict.failed());
+    EXPECT_EQ(verdict.failing_elements, 1u);
+    EXPECT_GT(verdict.first_failure->ratio, 1.0);
+    EXPECT_LT(verdict.first_failure->ratio, 2.0);
+    return;
+  }
+  FAIL() << "no element of the call is a normal value other than a power of two";
+}
+
 // amp on a sinusoid table (mlx's SinusoidalPositionalEncoding scale): the CPU's scaled table passes;
 // the table of another amplitude, 1 or amp rounded to bf16, fails.
 TEST(Verifier, AScaledSinusoidTableIsHeldToItsAmplitude) {
