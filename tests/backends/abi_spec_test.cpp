@@ -48,6 +48,11 @@ TEST(AbiSpec, PositionSaysHowAFloat32PositionIsFormed) {
   EXPECT_EQ(flat_of("rope(d=16,precision=fp32-angle)").position, PEC_POSITION_FP32);
 }
 
+TEST(AbiSpec, RotLastSaysWhereTheRotaryDimsSit) {
+  EXPECT_EQ(flat_of("rope(d=16,rot=8,rot_at=last)").rot_last, 1);
+  EXPECT_EQ(flat_of("rope(d=16,rot=8)").rot_last, 0);
+}
+
 TEST(AbiSpec, MathSaysWhereAnAlibiBiasRounds) {
   EXPECT_EQ(flat_of("alibi(heads=32,mode=key,precision=fp32-angle,slopes=bloom,math=bf16)").math, PEC_IN_BF16);
   EXPECT_EQ(flat_of("alibi(heads=32,mode=key,dtype=bf16,math=storage)").math, PEC_IN_STORAGE);

@@ -52,6 +52,9 @@ TEST(CudaThreadsOnHost, RefusesWhatTheCpuKernelsRefuse) {
   const std::string unequal = refusal(rope, one_head_out);
   EXPECT_NE(unequal.find("operand 0: input extent 2 and output extent 1 differ in dimension 2"), std::string::npos) << unequal;
   EXPECT_EQ(unequal, refusal_on(*cpu, rope, one_head_out));
+  // Out of place, every output needs its input (a mutant that dropped the refusal survived
+  // session 39's draw, and read past the inputs).
+  EXPECT_NE(refusal(rope, [](KernelCall& call) { call.inputs.clear(); }).find("0 inputs for 1 outputs"), std::string::npos);
   const char* learned = "learned(d=4,rows=5,dtype=fp32) | batch=1 seq=3 ids=int64 positions=scattered seed=2";
   EXPECT_NE(refusal(learned, [](KernelCall& call) { call.ids64_data[1] = 5; }).find("past the learned table of 5 rows"), std::string::npos);
 }
