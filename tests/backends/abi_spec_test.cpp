@@ -48,9 +48,17 @@ TEST(AbiSpec, PositionSaysHowAFloat32PositionIsFormed) {
   EXPECT_EQ(flat_of("rope(d=16,precision=fp32-angle)").position, PEC_POSITION_FP32);
 }
 
+// Session 39's draw: mutants that left rot_last, causal or a plan's factor unset survived.
 TEST(AbiSpec, RotLastSaysWhereTheRotaryDimsSit) {
   EXPECT_EQ(flat_of("rope(d=16,rot=8,rot_at=last)").rot_last, 1);
   EXPECT_EQ(flat_of("rope(d=16,rot=8)").rot_last, 0);
+}
+
+TEST(AbiSpec, CausalAndThePlansFactorReachTheLibrary) {
+  EXPECT_EQ(flat_of("alibi(heads=8,mode=causal)").causal, 1);
+  EXPECT_EQ(flat_of("alibi(heads=8,mode=key)").causal, 0);
+  EXPECT_EQ(flat_of("rope(d=16,scaling=linear(factor=2.5))").scaling.factor, 2.5);
+  EXPECT_EQ(flat_of("rope(d=16,scaling=yarn(factor=4,orig=4096))").scaling.factor, 4.0);
 }
 
 TEST(AbiSpec, MathSaysWhereAnAlibiBiasRounds) {

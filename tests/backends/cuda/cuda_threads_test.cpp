@@ -42,7 +42,9 @@ TEST(CudaThreadsOnHost, RefusesWhatTheCpuKernelsRefuse) {
   };
   const auto refusal = [&](const char* text, auto change) { return refusal_on(*backend, text, change); };
   const char* rope = "rope(d=16,base=10000,layout=half,dtype=fp32) | batch=1 seq=4 heads=2 place=out ids=int64 positions=run seed=1";
-  EXPECT_NE(refusal(rope, [](KernelCall& call) { call.ids64_data[2] = std::int64_t{1} << 45; }).find("is outside +-"), std::string::npos);
+  // The refusal names the id, its axis, batch row and token (token 2 of batch row 0, on axis 0).
+  const std::string outside = refusal(rope, [](KernelCall& call) { call.ids64_data[2] = std::int64_t{1} << 45; });
+  EXPECT_NE(outside.find("position id 35184372088832 at [axis 0, batch 0, seq 2] is outside +-"), std::string::npos) << outside;
   EXPECT_NE(refusal(rope, [](KernelCall& call) { call.id_offset = INT64_MAX; call.ids64_data[0] = 1; }).find("overflows int64"),
             std::string::npos);
   EXPECT_NE(refusal(rope, [](KernelCall& call) { call.outputs[0].stride[1] = 1 << 20; }).find("operand 0's output: elements"),
