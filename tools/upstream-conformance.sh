@@ -55,7 +55,8 @@ cmake --build "$build" --target _peconform -j "$(nproc)" >&2
 
 if [[ -n "$ggml_source" ]]; then
   echo "== ggml (examples/ggml-plugin/rebuild-report.sh $ggml_source)" >&2
-  PECONFORM="$build/tools/peconform" "$root/examples/ggml-plugin/rebuild-report.sh" "$ggml_source" >&2
+  # Relative to the tree where it lies in it, as the report prints the command it ran.
+  PECONFORM=$(realpath -m --relative-to="$root" "$build/tools/peconform") "$root/examples/ggml-plugin/rebuild-report.sh" "$ggml_source" >&2
 fi
 
 # Local configs only: transformers must not reach for the Hub.

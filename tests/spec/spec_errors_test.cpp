@@ -69,6 +69,11 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("rope2d(d=8,layout=interleaved-to-half)", {"layout=interleaved-to-half", "rope, xpos and mrope only"});
   expect_rejected("sinusoidal(d=8,layout=interleaved-to-half)", {"layout=interleaved-to-half", "rope, xpos and mrope only"});
   expect_rejected("learned(d=4)", {"key 'rows'"});
+  // A geometric table's base is its largest timescale: 1 gives no frequencies, a base below 1
+  // frequencies that grow, which is still a table (a mutant that refused every base <= 1 survived
+  // session 39's draw).
+  expect_rejected("sinusoidal(d=8,freq=geometric,base=1)", {"freq=geometric needs base != 1"});
+  EXPECT_NO_THROW(Spec::parse("sinusoidal(d=8,freq=geometric,base=0.5)"));
   expect_rejected("t5(buckets=2)", {"buckets=2 leaves no exact buckets"});
   expect_rejected("rope(d=8,scaling=dynamic(factor=2,orig=0))", {"key 'orig' expects an integer in [1,", "found '0'"});
   expect_rejected("alibi(heads=0)", {"key 'heads'", "found '0'"});
