@@ -108,8 +108,9 @@ template <class Real> FrequencyError<Real> frequency_error(const Spec& spec) {
 }
 
 // Every element's bound: its scale (A r for a rotated pair, A for a table entry, |b| for an
-// ALiBi bias, |A w| for a learned entry under amp, 0 for what must be identical) times `unit`, times, where the tier's angles carry
-// rounding (`angles_rounded`), the growth of that rounding through the angle and amplitude.
+// ALiBi bias, |A w| for a learned entry under amp, 0 for what must be identical) times `unit`,
+// times, where the tier's angles carry rounding (`angles_rounded`), the growth of that rounding
+// through the angle and amplitude.
 template <class Real>
 std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& point, std::span<const Real> input,
                                const Real& unit, bool angles_rounded) {
