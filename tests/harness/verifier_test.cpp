@@ -86,19 +86,20 @@ TEST(Verifier, JudgesEachAlibiModeAgainstItsOwnAnchor) {
   }
 }
 
-// Falcon's ALiBi rounds its slopes and key positions to bf16 and multiplies in bf16 (math=storage):
-// the CPU kernel's biases under that recipe pass it, and fail the float32-arithmetic recipe's
-// bound, whose one bf16 rounding cannot hold three (positions past 256 round in bf16).
-TEST(Verifier, AlibiWithStorageMathPassesItsRecipeAndNotTheFloat32One) {
-  const std::string falcon =
-      "alibi(heads=32,mode=key,dtype=bf16,precision=fp32-angle,slopes=bloom,math=storage) | seq=2 keys=2000 offset=0 key_offset=100 "
-      "seed=1";
-  KernelCall call = ran(falcon);
-  EXPECT_FALSE(verify_call(call).failed());
-  call.spec.math = RoundsIn::compute;
-  const CaseVerdict float32 = verify_call(call);
-  ASSERT_TRUE(float32.failed());
-  EXPECT_EQ(float32.first_failure->kind, "numeric");
+// Falcon's ALiBi rounds its slopes and key positions to bf16 and multiplies in bf16: in a bf16
+// model (math=storage) and in a float32 one, whose bias is the bf16 product cast to float32
+// (math=bf16). The CPU kernel's biases under each recipe pass it, and fail the float32-arithmetic
+// recipe's bound, which cannot hold three bf16 roundings (positions past 256 round in bf16).
+TEST(Verifier, AlibiWithBf16ArithmeticPassesItsRecipeAndNotTheFloat32One) {
+  for (const char* recipe : {"dtype=bf16,precision=fp32-angle,slopes=bloom,math=storage",
+                             "dtype=fp32,precision=fp32-angle,slopes=bloom,math=bf16"}) {
+    KernelCall call = ran(fmt::format("alibi(heads=32,mode=key,{}) | seq=2 keys=2000 offset=0 key_offset=100 seed=1", recipe));
+    EXPECT_FALSE(verify_call(call).failed()) << recipe;
+    call.spec.math = RoundsIn::compute;
+    const CaseVerdict float32 = verify_call(call);
+    ASSERT_TRUE(float32.failed()) << recipe;
+    EXPECT_EQ(float32.first_failure->kind, "numeric") << recipe;
+  }
 }
 
 // amp on a learned table (x-transformers' AbsolutePositionalEmbedding, emb(pos) * 512^-0.5): the
@@ -170,21 +171,6 @@ TEST(Verifier, AScaledSinusoidTableIsHeldToItsAmplitude) {
     ASSERT_TRUE(verdict.failed()) << "amp=" << other << " written, amp=0.3 claimed";
     EXPECT_EQ(verdict.first_failure->kind, "numeric");
   }
-}
-
-// Falcon's bias in a float32 model: slopes and positions rounded to bf16 and multiplied in bf16,
-// then cast to float32 (math=bf16). The CPU kernel's biases pass that recipe and fail the float32
-// arithmetic's bound, whose float32 roundings cannot hold three bf16 ones.
-TEST(Verifier, AlibiWithBf16MathInAFloat32ModelPassesItsRecipeAndNotTheFloat32One) {
-  const std::string falcon =
-      "alibi(heads=32,mode=key,dtype=fp32,precision=fp32-angle,slopes=bloom,math=bf16) | seq=2 keys=2000 offset=0 key_offset=100 "
-      "seed=1";
-  KernelCall call = ran(falcon);
-  EXPECT_FALSE(verify_call(call).failed());
-  call.spec.math = RoundsIn::compute;
-  const CaseVerdict float32 = verify_call(call);
-  ASSERT_TRUE(float32.failed());
-  EXPECT_EQ(float32.first_failure->kind, "numeric");
 }
 
 TEST(Verifier, RejectsAnErrorPastTheBound) {
