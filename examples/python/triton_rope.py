@@ -102,7 +102,8 @@ def main():
     for dtype in ("fp32", "fp16", "bf16"):
         start, launched = time.perf_counter(), peconform.triton.programs_launched()
         result = assert_conforms(peconform.triton.on_device(rope), SPEC.format(dtype), array="torch", profile="smoke", cases=CASES)
-        print(f"{dtype}: {result.verdict_line} ({time.perf_counter() - start:.1f} s, {peconform.triton.programs_launched() - launched} programs)")
+        print(f"{dtype}: {result.verdict_line.split(';')[0]}, worst error / bound {result.worst_ratio:.3f} "
+              f"({time.perf_counter() - start:.1f} s, {peconform.triton.programs_launched() - launched} programs)")
     caught = peconform.check(peconform.triton.on_device(rope_position_in_fp16), SPEC.format("fp32"), array="torch", profile="smoke",
                              cases=CASES, max_failures=1)
     print(f"position in fp16: {caught.verdict_line}\n\n{caught.failures[0].message}")

@@ -100,3 +100,18 @@ def test_moving_a_callables_tensors_keeps_their_layout_aliasing_and_every_write(
     assert returned.untyped_storage().data_ptr() == buffer.untyped_storage().data_ptr()
     assert (returned.storage_offset(), returned.stride()) == (4, (8, 2))
     assert torch.equal(fresh, torch.ones(2))
+
+
+def test_compiled_names_the_device_and_the_contraction_default(tmp_path):
+    # No GPU here: torch's answer is stood in for, to see select("compiled") import triton
+    # compiled and name what it runs on.
+    code = ("import os, peconform.triton as t; t._cuda_device = lambda: 'NVIDIA H200'; print(t.select('compiled')); "
+            "print(os.environ['TRITON_INTERPRET'], t.on_device(len) is len)")
+    result = run_python(["-c", code], tmp_path)
+    assert result.stdout.splitlines() == ["triton 3.9.0 compiled, NVIDIA H200 (fp contraction by default)", "0 False"], result.stderr
+    os.environ["TRITON_DEFAULT_FP_FUSION"] = "0"
+    try:
+        result = run_python(["-c", code], tmp_path)
+    finally:
+        del os.environ["TRITON_DEFAULT_FP_FUSION"]
+    assert result.stdout.splitlines()[0] == "triton 3.9.0 compiled, NVIDIA H200 (no fp contraction)", result.stderr

@@ -43,6 +43,13 @@ def setup_module():
         pytest.skip(f"these tests need the GPU-faithful interpreter; this run is {peconform.triton.execution()}")
 
 
+@pytest.fixture(autouse=True)
+def same_draws_in_every_test():
+    """Each test draws the same inputs, whichever tests run before it."""
+    global RANDOM
+    RANDOM = np.random.default_rng(20261121)
+
+
 KERNELS = {f.__name__: triton.jit(f) for f in (elementwise, comparisons, conversion, literal, float_arguments, unordered)}
 
 
