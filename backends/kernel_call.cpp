@@ -98,6 +98,10 @@ std::string_view sentinel_kind(ElementType type, std::uint64_t bits) {
   return origin->role == SentinelRole::unwritten ? "unwritten" : "out-of-bounds";
 }
 
+std::string_view sentinel_kind(const Buffer& out, std::uint64_t bits) {
+  return out.kernel_array ? std::string_view{} : sentinel_kind(out.type, bits);
+}
+
 std::uint64_t Buffer::bits(std::int64_t index) const {
   std::uint64_t out = 0;
   std::memcpy(&out, bytes.data() + index * static_cast<std::int64_t>(element_size(type)), element_size(type));

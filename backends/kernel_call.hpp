@@ -62,6 +62,11 @@ struct Buffer {
   std::int64_t origin = kGuardElements;
   BufferBytes bytes;  // buffer_storage.hpp: resize does not zero
   Sentinels sentinels;  // in place, the output's are its input's: it starts as a copy of it
+  // Its logical elements were copied from an array the kernel allocated and returned (a Python
+  // callable's numpy.empty or torch.empty): peconform filled none of them, so bits there that
+  // match a sentinel are memory the kernel left as it found it, never a sentinel peconform wrote.
+  // Its guards and padding are still peconform's. Set by the backend that copies such an array.
+  bool kernel_array = false;
 
   std::int64_t offset_of(std::int64_t b, std::int64_t s, std::int64_t h, std::int64_t e) const {
     return origin + b * stride[0] + s * stride[1] + h * stride[2] + e * stride[3];
@@ -126,6 +131,9 @@ std::vector<Wide> input_values(const KernelCall& call, std::size_t operand, std:
 // not written), "out-of-bounds" for a guard's or a padding's (the kernel read out of bounds);
 // empty where it holds none. What the kernel computes must never be one of them.
 std::string_view sentinel_kind(ElementType type, std::uint64_t bits);
+// The same for a logical element of `out`: none where the kernel's own array supplied it
+// (Buffer::kernel_array), whose bits peconform never wrote.
+std::string_view sentinel_kind(const Buffer& out, std::uint64_t bits);
 
 // A hash of everything the kernel may only read: the input buffers (guards and padding
 // included) and the ids. A kernel that writes into them changes it.

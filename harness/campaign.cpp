@@ -45,6 +45,9 @@ class Run {
     i.filters = options.filters_text;
     i.shard_index = options.shard_index;
     i.shard_count = options.shard_count;
+    i.max_elements = options.profile.largest_tensor_elements;
+    i.max_tokens = options.profile.most_tokens;
+    i.execution = options.execution;
     i.threads = omp_get_max_threads();
     const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
     i.wait_policy = wait_policy != nullptr ? wait_policy : "default";

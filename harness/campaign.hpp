@@ -41,6 +41,7 @@ struct CampaignOptions {
   bool save_regressions = true;
   bool run_properties = true;
   std::optional<PluginSource> plugin;
+  std::string execution;  // where and how the kernel ran, as its caller words it (RunInfo::execution)
 };
 
 // What a long run tells whoever watches it; every callback is optional and runs on the calling thread.

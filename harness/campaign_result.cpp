@@ -171,6 +171,15 @@ FailureRecord failure_from(const nlohmann::json& j) {
   return f;
 }
 
+// ", max_elements 4096, execution 'triton ...'": what a shard adds to its campaign's identity, where set.
+std::string bounds_and_execution(const RunInfo& i) {
+  std::string text;
+  if (i.max_elements > 0) text += fmt::format(", max_elements {}", i.max_elements);
+  if (i.max_tokens > 0) text += fmt::format(", max_tokens {}", i.max_tokens);
+  if (!i.execution.empty()) text += fmt::format(", execution '{}'", i.execution);
+  return text;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const CampaignResult& result) {
@@ -189,7 +198,7 @@ nlohmann::json to_json(const CampaignResult& result) {
                           {"message", p.message}});
   nlohmann::json failures = nlohmann::json::array();
   for (const FailureRecord& f : result.failures) failures.push_back(failure_json(f));
-  return {{"schema", i.schema},
+  nlohmann::json json = {{"schema", i.schema},
           {"run",
            {{"tool_version", i.tool_version},
             {"commit", i.commit},
@@ -222,6 +231,12 @@ nlohmann::json to_json(const CampaignResult& result) {
           {"loose_bounds", loose},
           {"properties", properties},
           {"failures", failures}};
+  // Written where set, so that a report without them reads as it did before they existed.
+  nlohmann::json& run = json["run"];
+  if (i.max_elements > 0) run["max_elements"] = i.max_elements;
+  if (i.max_tokens > 0) run["max_tokens"] = i.max_tokens;
+  if (!i.execution.empty()) run["execution"] = i.execution;
+  return json;
 }
 
 CampaignResult from_json(const nlohmann::json& json) {
@@ -242,6 +257,9 @@ CampaignResult from_json(const nlohmann::json& json) {
     i.shard_index = r.at("shard").at("index");
     i.shard_count = r.at("shard").at("count");
     i.campaign_cases = r.at("shard").value("campaign_cases", std::uint64_t{0});
+    i.max_elements = r.value("max_elements", std::int64_t{0});
+    i.max_tokens = r.value("max_tokens", std::int64_t{0});
+    i.execution = r.value("execution", "");
     i.cases_planned = r.at("cases_planned");
     i.cases_run = r.at("cases_run");
     i.regressions_replayed = r.at("regressions_replayed");
@@ -286,12 +304,14 @@ CampaignResult merge_results(const std::vector<CampaignResult>& shards) {
     // A stale shard folder of another campaign (other cases, another build) would merge into a
     // report that looks whole while it mixes two campaigns.
     if (i.seed != first.seed || i.profile != first.profile || i.backend != first.backend || i.filters != first.filters ||
-        i.shard_count != first.shard_count || i.campaign_cases != first.campaign_cases || i.commit != first.commit)
+        i.shard_count != first.shard_count || i.campaign_cases != first.campaign_cases || i.commit != first.commit ||
+        i.max_elements != first.max_elements || i.max_tokens != first.max_tokens || i.execution != first.execution)
       throw std::runtime_error(fmt::format(
-          "shard {}/{} (seed {}, profile {}, backend {}, {} cases, commit {}) is not from the campaign of shard {}/{} (seed {}, "
-          "profile {}, backend {}, {} cases, commit {})",
-          i.shard_index, i.shard_count, i.seed, i.profile, i.backend, i.campaign_cases, i.commit, first.shard_index,
-          first.shard_count, first.seed, first.profile, first.backend, first.campaign_cases, first.commit));
+          "shard {}/{} (seed {}, profile {}, backend {}, {} cases, commit {}{}) is not from the campaign of shard {}/{} (seed {}, "
+          "profile {}, backend {}, {} cases, commit {}{})",
+          i.shard_index, i.shard_count, i.seed, i.profile, i.backend, i.campaign_cases, i.commit, bounds_and_execution(i),
+          first.shard_index, first.shard_count, first.seed, first.profile, first.backend, first.campaign_cases, first.commit,
+          bounds_and_execution(first)));
     if (i.shard_index < 1 || i.shard_index > i.shard_count || seen[static_cast<std::size_t>(i.shard_index - 1)])
       throw std::runtime_error(fmt::format("shard {}/{} is given twice or is out of range", i.shard_index, i.shard_count));
     seen[static_cast<std::size_t>(i.shard_index - 1)] = true;

@@ -121,6 +121,12 @@ struct RunInfo {
   // campaigns that differ in it draw other cases and must not merge. 0 in a report from before
   // it was recorded.
   std::uint64_t campaign_cases = 0;
+  // The run's bounds on a call's shape (Profile::largest_tensor_elements, most_tokens; 0: none):
+  // they change the cases drawn, so shards that differ in them must not merge either.
+  std::int64_t max_elements = 0, max_tokens = 0;
+  // Where and how the kernel ran, as the caller words it ("triton 3.9.0 interpreter, as
+  // shipped"); empty where nobody said.
+  std::string execution;
   std::uint64_t cases_planned = 0, cases_run = 0;
   std::uint64_t regressions_replayed = 0;
   bool partial = false;         // interrupted or out of time budget: what was covered is below

@@ -86,21 +86,37 @@ constexpr std::uint64_t kCasesPerLongCall = 64;
 // dims. A backend whose calls must stay smaller (the reference tiers) takes none.
 constexpr std::int64_t kLongCallElements = std::int64_t{1} << 25;
 
+// The most tokens of a long call, and of the huge call (its seq at 32 heads of the smallest d).
+constexpr std::int64_t kLongCallMostTokens = 2 * kLongCallTokens;
+constexpr std::int64_t kHugeCallMostTokens = kHugeCallElements / (32 * 2) + 1;
+// The most elements of the huge call's tensor: it passes 2^31 by less than one token (128 heads of d = 512).
+constexpr std::int64_t kHugeCallMostElements = kHugeCallElements + 128 * 512;
+
+// Whether a run's bounds (Profile::largest_tensor_elements, most_tokens) leave room for a call
+// of up to `elements` elements in its tensor and `tokens` tokens: a long or huge call is drawn
+// whole or not at all, never cut short of what makes it long.
+bool bounds_allow(const Profile& profile, std::int64_t elements, std::int64_t tokens) {
+  return (profile.largest_tensor_elements == 0 || profile.largest_tensor_elements >= elements) &&
+         (profile.most_tokens == 0 || profile.most_tokens >= tokens);
+}
+
 // Every rotary family takes a long call where its positions reach far enough (xPos, the
 // shortest, reaches 543,078 with the smallest scale_base the generators draw; draw_case checks
 // a --spec's).
-bool takes_long_call(const CaseCell& cell, const BackendCapabilities& capabilities) {
-  return is_rotary(cell.family) && capabilities.largest_call_elements >= kLongCallElements;
+bool takes_long_call(const CaseCell& cell, const BackendCapabilities& capabilities, const Profile& profile) {
+  return is_rotary(cell.family) && capabilities.largest_call_elements >= kLongCallElements &&
+         bounds_allow(profile, kLongCallElements, kLongCallMostTokens);
 }
 
 // The ci profile's long calls: in the first cycle of cells, `per_family` cells of each kernel's
 // rotary family spread over its cells (every 6th of 12, say), so that each family meets one
 // whatever its cells' order.
-bool first_cycle_long_call(std::uint64_t index, const std::vector<CaseCell>& cells, int per_family,
+bool first_cycle_long_call(std::uint64_t index, const std::vector<CaseCell>& cells, const Profile& profile,
                            std::span<const BackendCapabilities> kernels) {
+  const int per_family = profile.long_calls_per_family;
   if (per_family <= 0 || index >= cells.size()) return false;
   const CaseCell& cell = cells[index];
-  if (!takes_long_call(cell, kernels[cell.kernel])) return false;
+  if (!takes_long_call(cell, kernels[cell.kernel], profile)) return false;
   std::uint64_t position = 0, count = 0;
   for (std::uint64_t k = 0; k < cells.size(); ++k)
     if (cells[k].kernel == cell.kernel && cells[k].family == cell.family) {
@@ -115,9 +131,10 @@ bool first_cycle_long_call(std::uint64_t index, const std::vector<CaseCell>& cel
 // The huge call is rope's, in a 16-bit dtype (4 GiB), in place, on a backend whose calls may pass
 // 2^31 elements (a huge call passes it by less than one token) and that takes in-place calls
 // (out of place, it would need twice the memory).
-bool takes_huge_call(const CaseCell& cell, const BackendCapabilities& capabilities) {
+bool takes_huge_call(const CaseCell& cell, const BackendCapabilities& capabilities, const Profile& profile) {
   return cell.family == Family::rope && (cell.dtype == Dtype::fp16 || cell.dtype == Dtype::bf16) &&
-         capabilities.largest_call_elements > kHugeCallElements && capabilities.takes.in_place;
+         capabilities.largest_call_elements > kHugeCallElements && capabilities.takes.in_place &&
+         bounds_allow(profile, kHugeCallMostElements, kHugeCallMostTokens);
 }
 
 // The huge call is the first case whose cell takes it; a long call the first case of each run
@@ -126,16 +143,16 @@ bool takes_huge_call(const CaseCell& cell, const BackendCapabilities& capabiliti
 // taking them leaves them out.
 CallSize call_size(std::uint64_t index, const std::vector<CaseCell>& cells, const Profile& profile,
                    std::span<const BackendCapabilities> kernels) {
-  if (first_cycle_long_call(index, cells, profile.long_calls_per_family, kernels)) return CallSize::long_call;
+  if (first_cycle_long_call(index, cells, profile, kernels)) return CallSize::long_call;
   if (!profile.long_calls) return CallSize::normal;
   const auto kernel_of = [&](std::uint64_t k) -> const BackendCapabilities& { return kernels[cells[k % cells.size()].kernel]; };
   std::optional<std::uint64_t> huge;
   for (std::uint64_t k = 0; k < cells.size() && !huge; ++k)
-    if (takes_huge_call(cells[k], kernel_of(k))) huge = k;
+    if (takes_huge_call(cells[k], kernel_of(k), profile)) huge = k;
   if (index == huge) return CallSize::huge;
   const std::uint64_t run = index - index % kCasesPerLongCall;
   for (std::uint64_t k = run + 1; k < run + kCasesPerLongCall && k <= index; ++k)
-    if (k != huge && takes_long_call(cells[k % cells.size()], kernel_of(k)))
+    if (k != huge && takes_long_call(cells[k % cells.size()], kernel_of(k), profile))
       return k == index ? CallSize::long_call : CallSize::normal;
   return CallSize::normal;
 }
@@ -159,7 +176,51 @@ void keep_to_calls_taken(CaseDescription& c, const CallsTaken& takes) {
   }
 }
 
-void draw_rotary_shape(CaseDescription& c, CounterStream& random, std::int64_t budget, CallSize size) {
+// A bound no call of the spec can keep to: even one token of one head (one row, one query and
+// key) has more elements than it allows.
+[[noreturn]] void refuse_bound(const Profile& profile, const Spec& spec, std::int64_t smallest, const std::string& smallest_call) {
+  throw SpecError(fmt::format("max_elements is {}, below the {} elements of {} under {}", profile.largest_tensor_elements, smallest,
+                              smallest_call, spec.canonical()));
+}
+
+// Keeps a drawn rotary, table or learned call within the run's bounds (Profile::most_tokens,
+// largest_tensor_elements), giving up tokens first, then batch rows, then heads (`headed`:
+// rotary), as the budget does; `row` is the elements of one token of one head (d). A call that
+// would exceed them even at one token of one head is refused.
+void keep_within_bounds(CaseDescription& c, const Profile& profile, std::int64_t row, bool headed) {
+  if (profile.most_tokens > 0) {
+    c.batch = std::min(c.batch, profile.most_tokens);
+    c.seq = std::min(c.seq, profile.most_tokens / c.batch);
+  }
+  const std::int64_t cap = profile.largest_tensor_elements;
+  if (cap == 0) return;
+  const std::int64_t heads = headed ? c.heads : 1;
+  c.seq = std::max<std::int64_t>(1, std::min(c.seq, cap / (c.batch * heads * row)));
+  c.batch = std::max<std::int64_t>(1, std::min(c.batch, cap / (c.seq * heads * row)));
+  if (!headed) {
+    if (c.batch * c.seq * row > cap) refuse_bound(profile, c.spec, row, fmt::format("one row of d={}", c.spec.d));
+    return;
+  }
+  c.heads = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(c.heads, cap / (c.batch * c.seq * row))));
+  c.kv_heads = std::min(c.kv_heads, c.heads);
+  if (c.batch * c.seq * c.heads * row > cap) refuse_bound(profile, c.spec, row, fmt::format("one token of one head of d={}", c.spec.d));
+}
+
+// The same for an ALiBi, T5 or Shaw call of `heads` heads: its queries and its keys are each
+// at most most_tokens, and queries, then keys, give way to the element bound.
+void keep_bias_within_bounds(CaseDescription& c, const Profile& profile, std::int64_t heads) {
+  if (profile.most_tokens > 0) {
+    c.seq = std::min(c.seq, profile.most_tokens);
+    c.keys = std::min(c.keys, profile.most_tokens);
+  }
+  const std::int64_t cap = profile.largest_tensor_elements;
+  if (cap == 0) return;
+  c.seq = std::max<std::int64_t>(1, std::min(c.seq, cap / (heads * c.keys)));
+  c.keys = std::max<std::int64_t>(1, std::min(c.keys, cap / (heads * c.seq)));
+  if (heads * c.seq * c.keys > cap) refuse_bound(profile, c.spec, heads, fmt::format("one query and key of {} heads", heads));
+}
+
+void draw_rotary_shape(CaseDescription& c, CounterStream& random, std::int64_t budget, CallSize size, const Profile& profile) {
   const bool long_call = size == CallSize::long_call;
   c.heads = static_cast<int>(random.log_uniform(1, kMostHeads));
   c.kv_heads = random.chance(0.5) ? std::max(1, c.heads >> random.below(4)) : 0;
@@ -175,6 +236,7 @@ void draw_rotary_shape(CaseDescription& c, CounterStream& random, std::int64_t b
       c.heads = (c.heads + 1) / 2;
       c.kv_heads = std::min(c.kv_heads, c.heads);
     }
+    if (size == CallSize::normal) keep_within_bounds(c, profile, c.spec.d, true);
   }
   c.order = draw_order(random);
   c.pad = random.chance(0.5) ? 0 : static_cast<int>(1 + random.below(8));
@@ -374,7 +436,7 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
     CallSize size = call_size(index, cells, profile, kernels);
     // A --spec whose positions stop short (xPos with a small scale_base) takes no long call.
     if (size == CallSize::long_call && limit < 2 * kLongCallTokens + kCacheSpread) size = CallSize::normal;
-    draw_rotary_shape(c, random, budget, size);
+    draw_rotary_shape(c, random, budget, size, profile);
     keep_to_calls_taken(c, capabilities.takes);
     return c;
   }
@@ -382,6 +444,7 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
     case Family::sinusoidal:
     case Family::xl:
       c.seq = std::min<std::int64_t>(random.log_uniform(1, 4096), std::max<std::int64_t>(1, budget / c.spec.d));
+      keep_within_bounds(c, profile, c.spec.d, false);  // a table's rows are its tokens
       c.pad = random.chance(0.5) ? 0 : static_cast<int>(1 + random.below(8));
       c.offset = family == Family::xl && random.chance(0.5) ? -draw_offset(random, c.seq, limit) - c.seq + 1
                                                             : draw_offset(random, c.seq, limit);
@@ -394,6 +457,7 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
       c.keys = random.log_uniform(1, 512);
       while (heads * c.seq * c.keys > budget && c.seq > 1) c.seq = (c.seq + 1) / 2;
       while (heads * c.seq * c.keys > budget && c.keys > 1) c.keys = (c.keys + 1) / 2;
+      keep_bias_within_bounds(c, profile, heads);
       c.offset = draw_offset(random, c.seq, limit);
       // Keys near the queries most of the time (where buckets and clipping change), anywhere otherwise.
       c.key_offset = random.chance(0.7)
@@ -407,6 +471,10 @@ CaseDescription draw_case(std::uint64_t campaign_seed, std::uint64_t index, cons
       c.seq = random.log_uniform(1, 512);
       while (c.batch * c.seq * c.spec.d > budget && c.seq > 1) c.seq = (c.seq + 1) / 2;
       while (c.batch * c.seq * c.spec.d > budget && c.batch > 1) --c.batch;
+      keep_within_bounds(c, profile, c.spec.d, false);
+      // The table is an input tensor too, of the spec's size.
+      if (profile.largest_tensor_elements > 0 && c.spec.rows * c.spec.d > profile.largest_tensor_elements)
+        refuse_bound(profile, c.spec, c.spec.rows * c.spec.d, fmt::format("the table of {} rows", c.spec.rows));
       c.ids64 = random.chance(0.5);
       c.positions = random.chance(0.5) ? PositionMode::run : PositionMode::scattered;
       if (c.positions == PositionMode::run) {

@@ -1,5 +1,6 @@
 #include "harness/case_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -41,6 +42,7 @@ CaseOutcome run_case(const CaseDescription& description, const TensorBackend& ba
     return outcome;
   }
   outcome.kernel_seconds = since(start);
+  outcome.kernel_array = std::any_of(call.outputs.begin(), call.outputs.end(), [](const Buffer& out) { return out.kernel_array; });
   start = Clock::now();
   outcome.verdict = verify_call(call);
   if (input_fingerprint(call) != before) {

@@ -16,6 +16,9 @@ struct CaseOutcome {
   std::string error;       // what the backend threw, if it threw
   std::string error_kind;  // refused, error, crash, hang or input-modified
   double draw_seconds = 0, kernel_seconds = 0, verify_seconds = 0;
+  // An output came from the kernel's own array (Buffer::kernel_array): an element the kernel
+  // did not write holds whatever that memory held, which differs from run to run.
+  bool kernel_array = false;
   bool failed() const { return verdict.failed() || !error.empty(); }
 };
 CaseOutcome run_case(const CaseDescription& description, const TensorBackend& backend);

@@ -43,12 +43,30 @@ std::string buffer_name(const KernelCall& call, int slot) {
   }
 }
 
+namespace {
+
+// "the guard sentinel of input k"
+std::string sentinel_text(const KernelCall& call, const SentinelOrigin& origin) {
+  static constexpr const char* kRoleNames[] = {"guard", "padding", "unwritten"};
+  return fmt::format("the {} sentinel of {} {}", kRoleNames[static_cast<int>(origin.role)],
+                     origin.slot >= kMaxOperands ? "output" : "input", buffer_name(call, origin.slot));
+}
+
+}  // namespace
+
 std::string element_text(const KernelCall& call, ElementType type, std::uint64_t bits, double value) {
   const std::optional<SentinelOrigin> origin = sentinel_origin(type, bits);
   if (!origin) return type == ElementType::int32 ? fmt::format("{}", static_cast<std::int32_t>(bits)) : hex_and_decimal(value);
-  static constexpr const char* kRoleNames[] = {"guard", "padding", "unwritten"};
-  return fmt::format("bits {:#x} (the {} sentinel of {} {})", bits, kRoleNames[static_cast<int>(origin->role)],
-                     origin->slot >= kMaxOperands ? "output" : "input", buffer_name(call, origin->slot));
+  return fmt::format("bits {:#x} ({})", bits, sentinel_text(call, *origin));
+}
+
+std::string element_text(const KernelCall& call, const Buffer& out, std::uint64_t bits, double value) {
+  const std::optional<SentinelOrigin> origin = sentinel_origin(out.type, bits);
+  if (!out.kernel_array || !origin) return element_text(call, out.type, bits, value);
+  // A freed peconform buffer's memory, handed out again by the allocator the kernel took its
+  // array from: the bits are a sentinel's, but no sentinel was put there.
+  return fmt::format("bits {:#x} in the kernel's own array, which peconform never filled: most likely an element the kernel "
+                     "did not write, in memory that had held {}", bits, sentinel_text(call, *origin));
 }
 
 }  // namespace peconform::harness

@@ -71,6 +71,10 @@ std::string buffer_name(const KernelCall& call, int slot);
 // An element as failures show it: hex and decimal, or for one of the call's sentinels its bits
 // and whose it is, "bits 0x7fdead04 (the guard sentinel of input k)".
 std::string element_text(const KernelCall& call, ElementType type, std::uint64_t bits, double value);
+// A logical element of output `out` as failures show it: as above, but in the kernel's own array
+// (Buffer::kernel_array) bits that match a sentinel are said to be what they are, memory the
+// kernel most likely did not write, which had held one of peconform's buffers.
+std::string element_text(const KernelCall& call, const Buffer& out, std::uint64_t bits, double value);
 // A float format's precision and least normal exponent, for counting ULPs.
 struct UlpFormat {
   int mantissa_bits = 23, min_exponent = -126;

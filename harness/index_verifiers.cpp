@@ -39,10 +39,10 @@ ElementTally verify_indices(const KernelCall& call) {
         }
         tally.fail({0, flat}, [&] {
           const std::uint64_t bits = out.bits(out.offset_of(0, 0, q, k));
-          const std::string_view held = sentinel_kind(ElementType::int32, bits);
+          const std::string_view held = sentinel_kind(out, bits);
           return ElementFailure{std::string(held.empty() ? "mismatch" : held), "index", flat, {0, q, k, 0},
                                 format_point(spec.family, point), want.boundary ? "on a logarithmic bucket boundary" : "",
-                                fmt::format("{}", want.bucket), element_text(call, ElementType::int32, bits, got), INFINITY,
+                                fmt::format("{}", want.bucket), element_text(call, out, bits, got), INFINITY,
                                 INFINITY, "0"};
         });
       }
@@ -62,7 +62,7 @@ ElementTally verify_gather(const KernelCall& call) {
       const std::int64_t id = call.id(0, b, s);
       for (std::int64_t e = 0; e < spec.d; ++e) {
         const std::int64_t at = out.offset_of(b, s, 0, e), from = table.offset_of(0, 0, id, e);
-        const std::string_view held = sentinel_kind(out.type, out.bits(at));
+        const std::string_view held = sentinel_kind(out, out.bits(at));
         if (out.bits(at) == table.bits(from) || (held.empty() && std::isnan(out.value(at)) && std::isnan(table.value(from)))) {
           tally.identical();
           continue;
@@ -71,7 +71,7 @@ ElementTally verify_gather(const KernelCall& call) {
         tally.fail({0, flat}, [&] {
           return ElementFailure{std::string(held.empty() ? "mismatch" : held), "out", flat, {b, s, 0, e},
                                 fmt::format("{}", id), fmt::format("table row {}", id), hex_and_decimal(table.value(from)),
-                                element_text(call, out.type, out.bits(at), out.value(at)), INFINITY, INFINITY, "0"};
+                                element_text(call, out, out.bits(at), out.value(at)), INFINITY, INFINITY, "0"};
         });
       }
     }

@@ -13,4 +13,8 @@ Profile profile_named(std::string_view name) {
   throw SpecError(fmt::format("unknown profile '{}'; expected smoke, ci or deep", name));
 }
 
+void check_shape_bound(std::string_view what, std::int64_t value) {
+  if (value < 1) throw SpecError(fmt::format("{} is {}; expected 1 or more (a call has at least one token of one element)", what, value));
+}
+
 }  // namespace peconform::harness

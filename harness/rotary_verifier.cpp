@@ -373,7 +373,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         const double actual = Access::value(out, at);
         return ElementFailure{std::string(kind), o == 0 ? "q" : "k", row + static_cast<std::int64_t>(e),
                               {b, s, h, static_cast<std::int64_t>(e)}, format_point(spec.family, point), std::move(input),
-                              hex_and_decimal(reference), element_text(call, type, Access::bits(out, at), actual),
+                              hex_and_decimal(reference), element_text(call, out, Access::bits(out, at), actual),
                               ulps_between(actual, reference, type), ratio, hex_and_decimal(bound)};
       };
       for (const std::size_t e : pass_through) {
@@ -383,7 +383,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           tally.identical();
           continue;
         }
-        const std::string_view held = Access::sentinel_held(type, out, at, Access::value(out, at));
+        const std::string_view held = Access::sentinel_held(out, at, Access::value(out, at));
         if (held.empty() && std::isnan(Access::value(out, at)) && std::isnan(Access::value(in, from))) {
           tally.identical();
           continue;
@@ -432,7 +432,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         if (std::isnan(xa) || std::isnan(xb)) {
           // The propagation policy: a NaN in a pair makes both of its outputs NaN.
           for (const auto& [e, stored, y] : {std::tuple{pair.a, oa, ya}, std::tuple{pair.b, ob, yb}}) {
-            const std::string_view held = Access::sentinel_held(type, out, stored, y);
+            const std::string_view held = Access::sentinel_held(out, stored, y);
             if (held.empty() && std::isnan(y)) {
               tally.identical();
             } else {
@@ -457,7 +457,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
         // lies within it is counted unconstrained, never as a pass.
         auto count_unclaimed = [&] {
           for (const auto& [e, stored, y] : {std::tuple{pair.a, oa, ya}, std::tuple{pair.b, ob, yb}}) {
-            const std::string_view held = Access::sentinel_held(type, out, stored, y);
+            const std::string_view held = Access::sentinel_held(out, stored, y);
             if (!held.empty())
               tally.fail({o, row + static_cast<std::int64_t>(e)}, [&, e = e, stored = stored] {
                 return describe(held, e, input_text(), NAN, stored, INFINITY, INFINITY);
@@ -531,7 +531,7 @@ void check_token(const KernelCall& call, const std::vector<PairConstants>& pairs
           const double y = actual[k], expected = reference[k], bound = bounds[k];
           const std::size_t e = element[k];
           const std::int64_t key = row + static_cast<std::int64_t>(e);
-          std::string_view kind = Access::sentinel_held(type, out, stored[k], y);
+          std::string_view kind = Access::sentinel_held(out, stored[k], y);
           if (kind.empty() && std::isnan(y)) kind = "nan";
           else if (kind.empty() && std::isinf(y)) kind = "inf";
           if (!kind.empty()) {

@@ -26,14 +26,14 @@ ElementTally verify_scaled_gather(const KernelCall& call) {
       for (std::int64_t e = 0; e < spec.d; ++e) {
         const std::int64_t at = out.offset_of(b, s, 0, e), from = table.offset_of(0, 0, id, e);
         const double actual = out.value(at), entry = table.value(from);
-        const std::string_view held = sentinel_kind(type, out.bits(at));
+        const std::string_view held = sentinel_kind(out, out.bits(at));
         const std::int64_t flat = (b * call.seq + s) * spec.d + e;
         const Wide expected = Wide(entry) * amplitude;
         const double expected_double = static_cast<double>(expected);
         auto describe = [&](std::string kind, double ratio, double bound) {
           return ElementFailure{kind, "out", flat, {b, s, 0, e}, fmt::format("{}", id),
                                 fmt::format("table row {}: {} times amp {}", id, hex_and_decimal(entry), spec.amp.text()),
-                                hex_and_decimal(expected_double), element_text(call, type, out.bits(at), actual),
+                                hex_and_decimal(expected_double), element_text(call, out, out.bits(at), actual),
                                 ulps_between(actual, expected_double, type), ratio, hex_and_decimal(bound)};
         };
         if (std::isnan(entry) || std::isinf(entry)) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <functional>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "harness/case_generator.hpp"
@@ -11,9 +12,16 @@
 namespace peconform::harness {
 namespace {
 
+// What "fails the same way" compares. In the kernel's own array (CaseOutcome::kernel_array) an
+// element it did not write holds leftover memory: its value, and so its kind (nan, numeric,
+// sign, ...), changes from run to run while the defect does not, so those kinds count as one.
 std::string failure_kind(const CaseOutcome& outcome) {
   if (!outcome.error.empty()) return outcome.error_kind;
-  return outcome.verdict.first_failure ? outcome.verdict.first_failure->kind : "";
+  if (!outcome.verdict.first_failure) return "";
+  const std::string& kind = outcome.verdict.first_failure->kind;
+  static const std::set<std::string> kValueKinds{"nan", "inf", "sign", "numeric", "norm", "mismatch"};
+  if (outcome.kernel_array && kValueKinds.contains(kind)) return "a wrong value in the kernel's own array";
+  return kind;
 }
 
 // Where to narrow a failure that names no element: the query operand's last batch row, token
@@ -115,6 +123,9 @@ Shrunk shrink_case(const CaseDescription& failing, const CaseOutcome& outcome, c
   else
     chosen.note = fmt::format("flaky: replay {} of {} of the smaller case '{}' passed, and replay {} of this case", smallest_passed,
                               kShrunkReplays, smallest, passed);
+  if (chosen.outcome.kernel_array)
+    chosen.note += "; the kernel returned an array of its own, where an element it does not write holds whatever the memory "
+                   "held, right by chance on some runs";
   return chosen;
 }
 

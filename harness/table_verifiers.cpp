@@ -114,13 +114,13 @@ ElementTally verify_sinusoid(const KernelCall& call) {
             const double bound = sinusoid_bound<double>(spec, angle, std::abs(expected) + screen_error, pair_growth) * kBoundRounding;
             const std::int64_t at = out.offset_of(0, row, 0, static_cast<std::int64_t>(e));
             const double actual = Access::value(out, at);
-            const Screened x{actual, expected, bound, screen_error, Access::sentinel_held(type, out, at, actual), bound >= amplitude};
+            const Screened x{actual, expected, bound, screen_error, Access::sentinel_held(out, at, actual), bound >= amplitude};
             check_screened(x, {0, row * spec.d + static_cast<std::int64_t>(e)}, position, type, escalation, point, e, tally,
                            [&, e = e](std::string kind, double ref, double actual, double ratio) {
                              return ElementFailure{kind, "table", row * spec.d + static_cast<std::int64_t>(e),
                                                    {0, row, 0, static_cast<std::int64_t>(e)}, format_point(spec.family, point),
                                                    fmt::format("angle {:.17g}", angle), hex_and_decimal(ref),
-                                                   element_text(call, type, Access::bits(out, at), actual),
+                                                   element_text(call, out, Access::bits(out, at), actual),
                                                    ulps_between(actual, ref, type), ratio,
                                                    hex_and_decimal(bound)};
                            });
@@ -136,11 +136,11 @@ ElementTally verify_sinusoid(const KernelCall& call) {
             continue;
           }
           tally.fail({0, row * spec.d + static_cast<std::int64_t>(e)}, [&] {
-            const std::string_view held = sentinel_kind(type, Access::bits(out, at));
+            const std::string_view held = sentinel_kind(out, Access::bits(out, at));
             return ElementFailure{std::string(held.empty() ? "mismatch" : held), "table",
                                   row * spec.d + static_cast<std::int64_t>(e), {0, row, 0, static_cast<std::int64_t>(e)},
                                   format_point(spec.family, point), "zero column", hex_and_decimal(0.0),
-                                  element_text(call, type, Access::bits(out, at), Access::value(out, at)), INFINITY,
+                                  element_text(call, out, Access::bits(out, at), Access::value(out, at)), INFINITY,
                                   INFINITY, hex_and_decimal(0.0)};
           });
         }
@@ -184,10 +184,10 @@ ElementTally verify_alibi(const KernelCall& call) {
             auto describe = [&](std::string kind, double ref, double got, double ratio, double bound) {
               return ElementFailure{kind, "bias", flat, {h, q, k, 0}, format_point(spec.family, point),
                                     alibi_input_text(spec, slope, point), hex_and_decimal(ref),
-                                    element_text(call, type, Access::bits(out, at), got), ulps_between(got, ref, type), ratio,
+                                    element_text(call, out, Access::bits(out, at), got), ulps_between(got, ref, type), ratio,
                                     hex_and_decimal(bound)};
             };
-            const std::string_view held = Access::sentinel_held(type, out, at, actual);
+            const std::string_view held = Access::sentinel_held(out, at, actual);
             if (spec.mode == AlibiMode::causal && j > i) {
               if (actual == -INFINITY) {
                 tally.identical();

@@ -38,10 +38,11 @@ template <class T> struct Typed {
     if constexpr (std::is_same_v<T, cpu::Half>) widen_half_row(reinterpret_cast<const std::uint16_t*>(data), count, values);
     else widen_bfloat16_row(reinterpret_cast<const std::uint16_t*>(data), count, values);
   }
-  // Which sentinel of `type` the element at `index`, whose value is `value`, holds, if any.
-  // Sentinels are NaNs (backends/kernel_call.hpp): only a NaN pays for the lookup.
-  static std::string_view sentinel_held(ElementType type, const Buffer& buffer, std::int64_t index, double value) {
-    return std::isnan(value) ? sentinel_kind(type, bits(buffer, index)) : std::string_view{};
+  // Which sentinel the logical element at `index` of `buffer`, whose value is `value`, holds,
+  // if any (none in the kernel's own array: Buffer::kernel_array). Sentinels are NaNs
+  // (backends/kernel_call.hpp): only a NaN pays for the lookup.
+  static std::string_view sentinel_held(const Buffer& buffer, std::int64_t index, double value) {
+    return std::isnan(value) ? sentinel_kind(buffer, bits(buffer, index)) : std::string_view{};
   }
   static std::uint64_t bits(const Buffer& buffer, std::int64_t index) {
     std::uint64_t out = 0;

@@ -16,10 +16,17 @@ std::string verdict_word(const harness::CampaignResult& result) {
 std::string verdict_line(const harness::CampaignResult& result) {
   const auto failing_properties = std::count_if(result.properties.begin(), result.properties.end(),
                                                 [](const harness::PropertyVerdict& p) { return !p.passed; });
-  std::string line = fmt::format("{}: {} failing case{} in {} elements checked, {} of {} properties failing",
-                                 verdict_word(result), grouped(result.failures.size()), result.failures.size() == 1 ? "" : "s",
-                                 grouped(result.total_elements()), failing_properties, result.properties.size());
-  if (result.info.partial) line += fmt::format(" (partial run: {})", result.info.partial_reason);
+  const harness::RunInfo& i = result.info;
+  const std::string counts = fmt::format("{} failing case{} in {} elements checked, {} of {} properties failing",
+                                         grouped(result.failures.size()), result.failures.size() == 1 ? "" : "s",
+                                         grouped(result.total_elements()), failing_properties, result.properties.size());
+  // A run that stopped early proves nothing about the cases it did not run: it leads with
+  // PARTIAL unless a failure already decided the verdict.
+  const std::string stopped = fmt::format("{} of {} cases run, {}", grouped(i.cases_run), grouped(i.cases_planned), i.partial_reason);
+  std::string line = !i.partial            ? fmt::format("{}: {}", verdict_word(result), counts)
+                     : result.conformant() ? fmt::format("PARTIAL, conformant so far: {} ({})", counts, stopped)
+                                           : fmt::format("{}: {} (PARTIAL: {})", verdict_word(result), counts, stopped);
+  if (!i.execution.empty()) line += "; execution: " + i.execution;
   return line;
 }
 
@@ -45,24 +52,31 @@ std::vector<const harness::FailureRecord*> failures_of(const harness::CampaignRe
 }
 
 std::vector<Fact> run_facts(const harness::RunInfo& info) {
-  return {{"commit", info.commit},
-          {"tool version", info.tool_version},
-          {"machine", info.machine},
-          {"compiler", info.compiler},
-          {"seed", fmt::format("{}", info.seed)},
-          {"profile", info.profile},
-          {"backend", info.backend},
-          {"filters", info.filters.empty() ? "none" : info.filters},
-          {"shard", fmt::format("{} of {}", info.shard_index, info.shard_count)},
-          {"threads", fmt::format("{}", info.threads)},
-          {"cases", fmt::format("{} run of {} planned, {} regressions replayed", info.cases_run, info.cases_planned,
-                                info.regressions_replayed)},
-          {"wall time", fmt::format("{:.3g} s", info.wall_seconds)},
-          {"time per phase", fmt::format("draw {:.3g} s, kernel {:.3g} s, verify {:.3g} s (summed over cases)",
-                                         info.draw_seconds, info.kernel_seconds, info.verify_seconds)},
-          {"verified elements/s", fmt::format("{:.3g} over the wall time, {:.3g} over the verifier's time",
-                                              info.elements_per_second, info.verified_elements_per_second)},
-          {"partial", info.partial ? fmt::format("yes: {}", info.partial_reason) : "no"}};
+  std::vector<Fact> facts{{"commit", info.commit},
+                          {"tool version", info.tool_version},
+                          {"machine", info.machine},
+                          {"compiler", info.compiler},
+                          {"seed", fmt::format("{}", info.seed)},
+                          {"profile", info.profile},
+                          {"backend", info.backend},
+                          {"filters", info.filters.empty() ? "none" : info.filters},
+                          {"shard", fmt::format("{} of {}", info.shard_index, info.shard_count)},
+                          {"threads", fmt::format("{}", info.threads)},
+                          {"cases", fmt::format("{} run of {} planned, {} regressions replayed", info.cases_run, info.cases_planned,
+                                                info.regressions_replayed)},
+                          {"wall time", fmt::format("{:.3g} s", info.wall_seconds)},
+                          {"time per phase", fmt::format("draw {:.3g} s, kernel {:.3g} s, verify {:.3g} s (summed over cases)",
+                                                         info.draw_seconds, info.kernel_seconds, info.verify_seconds)},
+                          {"verified elements/s", fmt::format("{:.3g} over the wall time, {:.3g} over the verifier's time",
+                                                              info.elements_per_second, info.verified_elements_per_second)},
+                          {"partial", info.partial ? fmt::format("yes: {}", info.partial_reason) : "no"}};
+  // Stated where the run set them.
+  if (info.max_elements > 0)
+    facts.push_back({"max elements", fmt::format("{} per tensor", grouped(static_cast<std::uint64_t>(info.max_elements)))});
+  if (info.max_tokens > 0)
+    facts.push_back({"max tokens", fmt::format("{} per call (batch x seq)", grouped(static_cast<std::uint64_t>(info.max_tokens)))});
+  if (!info.execution.empty()) facts.push_back({"execution", info.execution});
+  return facts;
 }
 
 std::vector<Fact> failure_facts(const harness::FailureRecord& f) {

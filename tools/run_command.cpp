@@ -46,6 +46,7 @@ struct RunOptions {
   std::string shard;
   std::optional<double> time_budget;
   std::optional<std::uint64_t> max_failures;
+  std::optional<std::int64_t> max_elements, max_tokens;
   std::string replay;
   std::string regressions = "fixtures/regressions";
   bool no_save = false;
@@ -155,6 +156,8 @@ harness::CampaignResult run_in_process(const RunOptions& o) {
   std::vector<const TensorBackend*> held;
   for (const auto& kernel : kernels) held.push_back(kernel.get());
   options.profile = harness::profile_named(o.profile);
+  options.profile.largest_tensor_elements = o.max_elements.value_or(0);
+  options.profile.most_tokens = o.max_tokens.value_or(0);
   options.seed = o.seed;
   options.cases = o.cases;
   if (!o.spec.empty()) options.filters.spec = Spec::parse(o.spec);
@@ -196,8 +199,10 @@ void run(const RunOptions& o) {
           : fmt::format("{} of {} properties passed",
                         std::count_if(result.properties.begin(), result.properties.end(), [](const auto& p) { return p.passed; }),
                         result.properties.size());
+  // A run stopped early with nothing failing has no verdict yet: it says PARTIAL first.
+  const std::string verdict = !result.conformant() ? "NON-CONFORMANT" : result.info.partial ? "PARTIAL, conformant so far" : "conformant";
   const std::string summary = fmt::format(
-      "{}{}: {} elements in {} cases, {} failures, {}; reports in {}/", result.conformant() ? "conformant" : "NON-CONFORMANT",
+      "{}{}: {} elements in {} cases, {} failures, {}; reports in {}/", verdict,
       result.info.partial ? " (partial: " + result.info.partial_reason + ")" : "", result.total_elements(),
       result.info.cases_run + result.info.regressions_replayed, result.failures.size(), properties, o.out);
   if (!result.conformant()) throw CheckFailed(summary);
@@ -233,6 +238,12 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   command->add_option("--max-failures", options->max_failures, "Stop after this many failing cases and write a partial report")
       ->check(CLI::PositiveNumber);
+  command->add_option("--max-elements", options->max_elements,
+                      "No tensor of a call past this many elements (a slow kernel's cost; long and huge calls need room)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--max-tokens", options->max_tokens,
+                      "No call past this many tokens, batch x seq (a one-program-per-token kernel's launches)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--replay", options->replay, "Run exactly this case string (as a failure prints it) and nothing else");
   command->add_option("--regressions", options->regressions, "The regression corpus folder")->capture_default_str();
   command->add_flag("--no-save", options->no_save, "Do not save failures to the regression corpus");
@@ -247,7 +258,8 @@ void add_run_command(CLI::App& app) {
       "--outputs", options->outputs,
       "Verify the outputs a kernel wrote for the cases `peconform cases export` put in this folder (its manifest says how they were drawn)");
   for (const char* drawn_by_manifest : {"--backend", "--device", "--plugin", "--kernel", "--profile", "--seed", "--cases", "--spec", "--family",
-                                        "--dtype", "--precision", "--replay", "--regressions", "--isolate", "--case-timeout"})
+                                        "--dtype", "--precision", "--max-elements", "--max-tokens", "--replay", "--regressions",
+                                        "--isolate", "--case-timeout"})
     outputs->excludes(command->get_option(drawn_by_manifest));
   command->callback([options] { run(*options); });
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include "harness/case_description.hpp"
 #include "properties/property.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -121,7 +122,9 @@ TEST_F(CampaignCli, BadInputExitsTwoNamingTheValue) {
            {"run --dtype fp8", "'fp8'"},
            {"run --spec 'rope(d=7)'", "rope"},
            {"run --replay 'rope(d=8) | seq=0'", "'seq' has value '0'"},
-           {"run --time-budget -3", "-3"}}) {
+           {"run --time-budget -3", "-3"},
+           {"run --max-tokens 0", "--max-tokens"},
+           {"run --spec 'rope(d=64,dtype=fp32)' --max-elements 63", "max_elements is 63, below the 64 elements"}}) {
     const peconform::ToolRun outcome = run(arguments + " --out " + out("bad"));
     EXPECT_EQ(outcome.exit_code, 2) << arguments << "\n" << outcome.output;
     EXPECT_NE(outcome.output.find(named), std::string::npos) << arguments << "\n" << outcome.output;
@@ -129,6 +132,27 @@ TEST_F(CampaignCli, BadInputExitsTwoNamingTheValue) {
   EXPECT_FALSE(std::filesystem::exists(folder_ / "bad" / "report.json")) << "no report from bad input";
   const peconform::ToolRun merge = run(fmt::format("merge '{}' --out '{}'", out("missing"), out("m")));
   EXPECT_EQ(merge.exit_code, 2) << merge.output;
+}
+
+// A slow backend's campaign bounds its calls (issue 48): every case within --max-elements per
+// tensor and --max-tokens per call, the bounds in the report; the CPU kernels still conform.
+TEST_F(CampaignCli, ShapeBoundsKeepEveryCallWithinThemAndAreReported) {
+  const peconform::ToolRun outcome = run(fmt::format(
+      "run --profile ci --cases 120 --max-elements 8192 --max-tokens 16 --no-properties --quiet --out '{}'", out("bounded")));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  const nlohmann::json json = report("bounded");
+  EXPECT_EQ(json.at("run").at("max_elements"), 8192);
+  EXPECT_EQ(json.at("run").at("max_tokens"), 16);
+  // Each cell's worst case is one the campaign drew: its batch x seq (or rows) within the bound.
+  for (const nlohmann::json& cell : json.at("cells")) {
+    const peconform::harness::CaseDescription c =
+        peconform::harness::CaseDescription::parse(cell.at("worst_case").get<std::string>());
+    EXPECT_LE(c.batch * c.seq, 16) << c.text();
+    EXPECT_LE(std::max(c.seq, c.keys), 16) << c.text();
+    if (peconform::is_rotary(c.spec.family)) {
+      EXPECT_LE(c.batch * c.seq * c.heads * c.spec.d, 8192) << c.text();
+    }
+  }
 }
 
 TEST_F(CampaignCli, TimeBudgetWritesAPartialReport) {

@@ -215,6 +215,27 @@ TEST(MergeResults, AShardOfAnotherCaseCountOrBuildIsRefused) {
   EXPECT_EQ(merge_results({shard_of(1, 2), shard_of(2, 2)}).info.campaign_cases, 200u);
 }
 
+// Shape bounds and the execution change what a campaign ran (issue 48): shards that differ in
+// them are of another campaign, refused naming both; and they survive the report's JSON.
+TEST(MergeResults, AShardOfOtherShapeBoundsOrExecutionIsRefused) {
+  CampaignResult bounded = shard_of(2, 2);
+  bounded.info.max_tokens = 64;
+  std::string refused = merge_refusal({shard_of(1, 2), bounded});
+  EXPECT_NE(refused.find("shard 2/2 (seed 7, profile ci, backend cpu, 200 cases, commit 0d1abfb, max_tokens 64)"), std::string::npos)
+      << refused;
+  CampaignResult interpreted = shard_of(2, 2);
+  interpreted.info.max_elements = 4096;
+  interpreted.info.execution = "triton interpreter";
+  refused = merge_refusal({shard_of(1, 2), interpreted});
+  EXPECT_NE(refused.find("max_elements 4096, execution 'triton interpreter')"), std::string::npos) << refused;
+  CampaignResult first = shard_of(1, 2);
+  first.info.max_elements = 4096;
+  first.info.execution = "triton interpreter";
+  const CampaignResult merged = merge_results({from_json(to_json(first)), from_json(to_json(interpreted))});
+  EXPECT_EQ(std::tie(merged.info.max_elements, merged.info.max_tokens, merged.info.execution),
+            std::make_tuple(std::int64_t{4096}, std::int64_t{0}, std::string("triton interpreter")));
+}
+
 // Shards that stopped early (a time budget, Ctrl-C) merge into a partial campaign whose reason
 // names every one of them, in shard order whatever order they are given in; whole shards
 // merge into a whole campaign even after a partial one was merged.

@@ -9,6 +9,7 @@
 #include "backends/backend_registry.hpp"
 #include "harness/case_generator.hpp"
 #include "properties/generators.hpp"
+#include "spec/spec_error.hpp"
 
 namespace peconform::harness {
 namespace {
@@ -212,6 +213,75 @@ TEST(CaseGenerator, EveryProfileDrawsUpTo128HeadsWithinItsBudget) {
     // budget halves them (smoke's 2^16 elements).
     EXPECT_GT(past_32, normal / 10) << name << ": " << past_32 << " of " << normal;
   }
+}
+
+// The largest tensor of a call (input or output) and its tokens, as Profile's bounds count them.
+std::int64_t largest_tensor(const CaseDescription& c) {
+  const std::int64_t d = c.spec.d;
+  switch (c.spec.family) {
+    case Family::sinusoidal:
+    case Family::xl: return c.seq * d;
+    case Family::learned: return std::max(c.batch * c.seq * d, c.spec.rows * d);
+    case Family::alibi: return std::int64_t{c.spec.heads} * c.seq * c.keys;
+    case Family::t5:
+    case Family::shaw: return c.seq * c.keys;
+    default: return c.batch * c.seq * c.heads * d;
+  }
+}
+std::int64_t tokens(const CaseDescription& c) {
+  if (is_rotary(c.spec.family) || c.spec.family == Family::learned) return c.batch * c.seq;
+  return std::max(c.seq, is_relative(c.spec.family) && c.spec.family != Family::xl ? c.keys : 0);
+}
+
+// A slow kernel's campaign bounds its calls (check(max_elements=, max_tokens=), issue 48): on
+// the deep profile, every family's every tensor and call keeps within them, the long and huge
+// calls they leave no room for are not drawn, and the bounds are reached, not undercut.
+TEST(CaseGenerator, ShapeBoundsHoldForEveryFamilyAndLeaveOutTheLongAndHugeCalls) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  Profile deep = profile_named("deep");
+  deep.largest_tensor_elements = 4096;
+  deep.most_tokens = 64;
+  for (const Family family : capabilities.families) {
+    CaseFilters filters;
+    filters.families = {family};
+    const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+    std::int64_t most_tokens = 0, largest = 0;
+    for (std::uint64_t k = 0; k < std::max<std::uint64_t>(2 * cells.size(), 3 * 64); ++k) {
+      const CaseDescription c = draw_case(kSeed, k, cells, filters, deep, capabilities);
+      EXPECT_NO_THROW(c.validate()) << c.text();
+      expect_positions_within_the_limit(c);
+      EXPECT_LE(largest_tensor(c), 4096) << c.text();
+      EXPECT_LE(tokens(c), 64) << c.text();
+      most_tokens = std::max(most_tokens, tokens(c));
+      largest = std::max(largest, largest_tensor(c));
+    }
+    EXPECT_EQ(most_tokens, 64) << family_name(family);
+    // Learned tables are small by their spec (d <= 16, 64 rows): 64 tokens of them reach 1,024 elements.
+    EXPECT_GT(largest, family == Family::learned ? 512 : 2048) << family_name(family);
+  }
+}
+
+// A bound no call can keep to (below one token of the spec's d) is refused, naming it, before
+// anything runs; not met by a call that breaks it.
+TEST(CaseGenerator, AnElementBoundBelowOneVectorIsRefusedByName) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.spec = Spec::parse("rope(d=64,base=10000,layout=half,dtype=fp32)");
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  Profile smoke = profile_named("smoke");
+  smoke.largest_tensor_elements = 63;
+  try {
+    draw_case(kSeed, 0, cells, filters, smoke, capabilities);
+    FAIL() << "a call of d=64 was drawn within 63 elements";
+  } catch (const SpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("max_elements is 63, below the 64 elements of one token of one head of d=64"),
+              std::string::npos)
+        << error.what();
+  }
+  smoke.largest_tensor_elements = 64;
+  const CaseDescription c = draw_case(kSeed, 0, cells, filters, smoke, capabilities);
+  EXPECT_EQ(c.batch * c.seq * c.heads, 1) << c.text();
+  EXPECT_THROW(check_shape_bound("max_tokens", 0), SpecError);
 }
 
 }  // namespace

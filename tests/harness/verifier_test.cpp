@@ -384,6 +384,40 @@ TEST(Verifier, ANanPairMustNotComeOutAsAnotherBuffersSentinel) {
   FAIL() << "the bit-pattern draw held no NaN; pick another seed";
 }
 
+// An output copied from the kernel's own array (a Python callable's numpy.empty) holds, where
+// the kernel wrote nothing, whatever the memory held, and that can be a freed peconform buffer
+// with its sentinels (issue 48): such bits are not read as a sentinel peconform put there, so
+// not as an out-of-bounds read or an unwritten element of peconform's, and the failure says
+// what they are. The same bits in peconform's own output stay a sentinel.
+TEST(Verifier, SentinelBitsInTheKernelsOwnArrayAreLeftoverMemoryNotASentinel) {
+  for (const bool kernel_array : {false, true}) {
+    for (const auto role : {SentinelRole::guard, SentinelRole::unwritten}) {
+      KernelCall call = ran(kRope);
+      Buffer& out = call.outputs[0];
+      out.kernel_array = kernel_array;
+      const std::uint64_t bits = role == SentinelRole::guard ? call.inputs[0].sentinels.guard : out.sentinels.unwritten;
+      out.set_bits(out.offset_of(1, 49, 3, 0), bits);
+      const CaseVerdict verdict = verify_call(call);
+      ASSERT_TRUE(verdict.failed());
+      const ElementFailure& failure = *verdict.first_failure;
+      if (!kernel_array) {
+        EXPECT_EQ(failure.kind, role == SentinelRole::guard ? "out-of-bounds" : "unwritten");
+        continue;
+      }
+      EXPECT_EQ(failure.kind, "nan") << failure.actual;
+      EXPECT_EQ(failure.at, (std::array<std::int64_t, 4>{1, 49, 3, 0}));
+      const std::string held = role == SentinelRole::guard ? "the guard sentinel of input q" : "the unwritten sentinel of output q";
+      EXPECT_EQ(failure.actual, fmt::format("bits {:#x} in the kernel's own array, which peconform never filled: most likely an "
+                                            "element the kernel did not write, in memory that had held {}", bits, held));
+    }
+  }
+  // Its guards and padding are still peconform's: a write there is out of bounds as ever.
+  KernelCall padding = ran(kRope);
+  padding.outputs[0].kernel_array = true;
+  padding.outputs[0].set_bits(padding.outputs[0].offset_of(0, 0, 0, 63) + 1, 0);
+  EXPECT_EQ(verify_call(padding).first_failure->kind, "out-of-bounds");
+}
+
 const std::string kFarOut = "rope(d=16,base=10000,layout=half,dtype=fp32,precision=fp32-angle) | seq=4 offset=2147483600 seed=1";
 
 TEST(Verifier, HoldsTheNormOfPairsPastTheHorizon) {

@@ -131,6 +131,17 @@ TEST(ReportHtml, TheRunTableHoldsEachFactUnderItsLabel) {
                 "<tr><th>partial</th><td>yes: out of time</td></tr>\n</table>\n");
 }
 
+TEST(ReportHtml, TheRunTableAndTheVerdictStateTheExecutionWhereSet) {
+  harness::CampaignResult result = sample_result();
+  result.info.execution = "triton <3.9.0> interpreter";
+  result.info.max_tokens = 64;
+  const std::string html = report_html(result);
+  EXPECT_NE(html.find("<tr><th>max tokens</th><td>64 per call (batch x seq)</td></tr>\n"
+                      "<tr><th>execution</th><td>triton &lt;3.9.0&gt; interpreter</td></tr>\n</table>\n"),
+            std::string::npos);
+  EXPECT_NE(html.find("properties failing; execution: triton &lt;3.9.0&gt; interpreter</p>"), std::string::npos);
+}
+
 TEST(ReportHtml, TheVerdictLineIsMarkedPassOrFail) {
   harness::CampaignResult result = sample_result();
   EXPECT_NE(report_html(result).find("<p class=\"verdict fail\">"), std::string::npos);

@@ -76,6 +76,30 @@ TEST(ReportJson, SchemaRejectsAReportThatBreaksIt) {
   }
 }
 
+// A run's shape bounds and execution (issue 48) are written where set, valid and read back; a
+// report without them is as it was before they existed.
+TEST(ReportJson, ShapeBoundsAndExecutionAreValidWhereSetAndAbsentOtherwise) {
+  ASSERT_TRUE(jsonschema_installed());
+  const ScratchDir dir;
+  harness::CampaignResult result = sample_result();
+  for (const char* key : {"max_elements", "max_tokens", "execution"}) EXPECT_FALSE(harness::to_json(result).at("run").contains(key));
+  result.info.max_elements = 4096;
+  result.info.max_tokens = 64;
+  result.info.execution = "triton 3.9.0 interpreter, GPU-faithful";
+  const nlohmann::json json = harness::to_json(result);
+  EXPECT_EQ(json.at("run").at("max_elements"), 4096);
+  EXPECT_EQ(json.at("run").at("max_tokens"), 64);
+  EXPECT_EQ(json.at("run").at("execution"), "triton 3.9.0 interpreter, GPU-faithful");
+  EXPECT_EQ(validate(dir.write("report.json", json.dump(2))).exit_code, 0);
+  EXPECT_EQ(harness::to_json(harness::from_json(json)).dump(2), json.dump(2));
+  nlohmann::json zero_bound = json;
+  zero_bound["run"]["max_tokens"] = 0;
+  nlohmann::json empty_execution = json;
+  empty_execution["run"]["execution"] = "";
+  for (const nlohmann::json& bad : {zero_bound, empty_execution})
+    EXPECT_EQ(validate(dir.write("bad.json", bad.dump())).exit_code, kInvalid);
+}
+
 TEST(ReportJson, RoundTripsThroughFromJson) {
   const nlohmann::json json = harness::to_json(sample_result());
   EXPECT_EQ(harness::to_json(harness::from_json(json)).dump(2), json.dump(2));

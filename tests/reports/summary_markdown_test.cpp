@@ -99,13 +99,37 @@ TEST(SummaryMarkdown, MarksAFlakyFailureAndSaysWhichReplayPassed) {
   EXPECT_TRUE(contains(md, "- shrinking: `flaky: replay 2 of 5 of the smaller case '")) << md;
 }
 
+// A run that stopped early says PARTIAL in its verdict line, with how far it got and why: first
+// where nothing failed (no verdict yet), after the verdict where a failure decided it (issue 48).
 TEST(SummaryMarkdown, SaysWhyARunIsPartial) {
   harness::CampaignResult result = sample_result();
   result.info.partial = true;
   result.info.partial_reason = "time budget of 600 s spent";
-  const std::string md = summary_markdown(result);
-  EXPECT_TRUE(contains(md, "(partial run: time budget of 600 s spent)**"));
+  result.info.cases_run = 300;
+  std::string md = summary_markdown(result);
+  EXPECT_TRUE(contains(md, "**Verdict: non-conformant: 2 failing cases")) << md.substr(0, 300);
+  EXPECT_TRUE(contains(md, "properties failing (PARTIAL: 300 of 1,200 cases run, time budget of 600 s spent)**")) << md.substr(0, 300);
   EXPECT_TRUE(contains(md, "| partial | yes: time budget of 600 s spent |"));
+  result.failures.clear();
+  for (harness::PropertyVerdict& property : result.properties) property.passed = true;
+  md = summary_markdown(result);
+  EXPECT_TRUE(contains(md, "**Verdict: PARTIAL, conformant so far: 0 failing cases in ")) << md.substr(0, 300);
+  EXPECT_TRUE(contains(md, "properties failing (300 of 1,200 cases run, time budget of 600 s spent)**")) << md.substr(0, 300);
+}
+
+// Where the kernel ran (check(execution=), or peconform.triton's interpreter mode) and the
+// run's shape bounds are stated where set, in the verdict line and the run's table.
+TEST(SummaryMarkdown, StatesTheExecutionAndTheShapeBoundsWhereSet) {
+  harness::CampaignResult result = sample_result();
+  EXPECT_FALSE(contains(summary_markdown(result), "execution"));
+  result.info.execution = "triton 3.9.0 interpreter, as shipped";
+  result.info.max_elements = 65536;
+  result.info.max_tokens = 64;
+  const std::string md = summary_markdown(result);
+  EXPECT_TRUE(contains(md, "properties failing; execution: triton 3.9.0 interpreter, as shipped**")) << md.substr(0, 300);
+  EXPECT_TRUE(contains(md, "| execution | triton 3.9.0 interpreter, as shipped |"));
+  EXPECT_TRUE(contains(md, "| max elements | 65,536 per tensor |"));
+  EXPECT_TRUE(contains(md, "| max tokens | 64 per call (batch x seq) |"));
 }
 
 TEST(SummaryMarkdown, ListsAtMostTwentyFiveFailures) {
