@@ -8,8 +8,10 @@ The campaign is the one `peconform run` runs (the same cases for the same seed, 
 verification, shrinking and reports); the callable is its kernel. docs/python.md has the
 callable signatures and examples.
 """
+import collections
 import json
 import os
+import sys
 import tempfile
 
 from ._peconform import Spec, SpecError, VariantError, list_families, reference, reference_digits
@@ -28,6 +30,8 @@ class Failure:
     def __init__(self, record, message):
         first = record["first_failure"]
         self.case = record["case"]
+        self.index = record["case_index"]  # the drawn case's number, from 1; 0 for a saved regression or a replay
+        self.flaky = record["flaky"]
         self.kind = first["kind"]
         self.element = first["element"]
         self.at = tuple(first["at"])
@@ -48,14 +52,21 @@ class Failure:
 class CheckResult:
     """What check() found: the verdict, the cells, the failures and the whole report."""
 
-    def __init__(self, answer):
+    def __init__(self, answer, reports=None):
         self.report = json.loads(answer["report"])
-        self.verdict = self.report["verdict"]
+        run = self.report["run"]
+        self.partial = run["partial"]
+        # A run that stopped early (time_budget, Ctrl-C) with no failure proves nothing about the
+        # cases it did not run: its verdict is "partial", and it is not conformant.
+        found = self.report["verdict"]
+        self.verdict = "partial" if self.partial and found == "conformant" else found
         self.conformant = self.verdict == "conformant"
         self.verdict_line = answer["verdict_line"]
         self.cells = self.report["cells"]
         self.elements = self.report["total_elements"]
-        self.partial = self.report["run"]["partial"]
+        self.cases = run["cases_run"] + run["regressions_replayed"]
+        self.execution = run.get("execution")
+        self.reports = reports  # the folder check(out=) wrote the reports into, or None
         self.failures = [Failure(record, message) for record, message in zip(self.report["failures"], answer["messages"])]
         ratios = [float(cell["worst_ratio"]) for cell in self.cells] + [f.ratio for f in self.failures]
         self.worst_ratio = max(ratios, default=0.0)
@@ -67,7 +78,34 @@ class CheckResult:
         return f"<peconform.CheckResult {self.verdict_line}>"
 
     def __str__(self):
-        return "\n\n".join([self.verdict_line] + [f.message for f in self.failures])
+        return self.summary()
+
+    def write_reports(self, folder):
+        """Writes report.json, junit.xml, summary.md and report.html into `folder` (made if absent)
+        and returns it; what check(out=folder) would have written."""
+        _peconform._write_reports(json.dumps(self.report), os.fspath(folder))
+        self.reports = os.fspath(folder)
+        return self.reports
+
+    def summary(self):
+        """The verdict line, then the first failure in full (shrunk, with its replay line), then a
+        count of the rest by kind and where to find them all: short enough to read in a test log.
+        Every failure is in .failures, and in the reports."""
+        lines = [self.verdict_line]
+        if not self.failures:
+            return lines[0]
+        first = self.failures[0]
+        number = f"case {first.index} of {self.cases} run" if first.index > 0 else "a replayed case"
+        lines += ["", f"first failure ({number}{', flaky' if first.flaky else ''}), shrunk:", first.message]
+        rest = self.failures[1:]
+        if rest:
+            kinds = collections.Counter(f.kind for f in rest)
+            lines += ["", f"{len(rest)} more failing case{'s' if len(rest) > 1 else ''} ("
+                      + ", ".join(f"{count} {kind}" for kind, count in kinds.most_common()) + ")"]
+        reports = "report.html, summary.md, report.json and junit.xml"
+        where = f"in the reports in {self.reports} ({reports})" if self.reports else f"in {reports}, which .write_reports(folder) writes"
+        lines.append(f"every failure is in the CheckResult's .failures and {where}")
+        return "\n".join(lines)
 
 
 def _names(value, what):
@@ -84,8 +122,32 @@ def _callable_name(fn):
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
 
 
+def _bound(value, what):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} is {value!r}; expected a whole number of 1 or more, or None")
+    return value
+
+
+def _execution(execution):
+    """What check() records as the run's execution: the caller's words, else what peconform.triton
+    says of the interpreter mode it set up (when it has been imported), else nothing."""
+    if execution is None:
+        triton = sys.modules.get("peconform.triton")
+        described = getattr(triton, "execution", None)
+        stated = described() if callable(described) else None
+        return stated if isinstance(stated, str) and stated else ""
+    if not isinstance(execution, str):
+        raise TypeError(f"execution is {execution!r}; expected a one-line description (str) or None")
+    if not execution.strip():
+        raise ValueError(f"execution is {execution!r}; expected a description such as 'cpu, numpy 1.24', or None")
+    return execution
+
+
 def check(fn, spec=None, profile="ci", seed=None, cases=None, out=None, array="numpy", *, place=None, family=None,
-          dtype=None, precision=None, replay=None, regressions=None, time_budget=None, max_failures=None, threads=None):
+          dtype=None, precision=None, replay=None, regressions=None, time_budget=None, max_failures=None, threads=None,
+          output="return", max_elements=None, max_tokens=None, execution=None):
     """Runs the conformance campaign with `fn` as the kernel and returns a CheckResult.
 
     spec: a spec or a spec pattern (`rope(d=64|128,layout=*,dtype=fp32,precision=fp32-angle,theta=hf)`,
@@ -94,29 +156,39 @@ def check(fn, spec=None, profile="ci", seed=None, cases=None, out=None, array="n
     array: "numpy" or "torch", what fn is handed (bf16 needs "torch").
     place: "in" if fn only writes x in place (returning None), "out" if it may only be called out of
     place; None: both (out of place, x is the input, which fn must not write).
+    output: "return", fn returns its result; "argument", fn takes one more argument, out (x itself
+    in an in-place call), filled so that an element fn leaves unwritten fails as `unwritten`, writes
+    it and returns None (or out).
+    max_elements: no tensor of a call has more elements; max_tokens: no call has more tokens
+    (batch x seq; a table's rows; a bias's queries and keys): a slow kernel's cost, drawn within
+    them the same way for the same seed.
+    execution: where and how fn ran, in words, for the reports and the verdict line; None takes
+    peconform.triton's interpreter mode when that module is imported.
     out: a folder for report.json, junit.xml, summary.md and report.html.
     replay: run exactly this case string (a failure's .case) and nothing else.
     regressions: a corpus folder to replay and to save failures into; None: neither.
+    time_budget: seconds, after which the case in hand is finished and the run stops, partial.
     Ctrl-C stops the campaign between cases; the result is then partial (.partial), reports written.
     """
+    settings = dict(time_budget=time_budget, max_failures=max_failures, threads=threads, output=output,
+                    max_elements=_bound(max_elements, "max_elements"), max_tokens=_bound(max_tokens, "max_tokens"),
+                    execution=_execution(execution))
     if regressions is None:
         with tempfile.TemporaryDirectory(prefix="peconform-no-corpus-") as empty:
-            return _check(fn, spec, profile, seed, cases, out, array, place, family, dtype, precision, replay, empty, False,
-                          time_budget, max_failures, threads)
+            return _check(fn, spec, profile, seed, cases, out, array, place, family, dtype, precision, replay, empty, False, settings)
     return _check(fn, spec, profile, seed, cases, out, array, place, family, dtype, precision, replay, os.fspath(regressions), True,
-                  time_budget, max_failures, threads)
+                  settings)
 
 
-def _check(fn, spec, profile, seed, cases, out, array, place, family, dtype, precision, replay, regressions, save, time_budget,
-           max_failures, threads):
+def _check(fn, spec, profile, seed, cases, out, array, place, family, dtype, precision, replay, regressions, save, settings):
     if isinstance(spec, Spec):
         spec = spec.canonical
     answer = _peconform._check(
         fn, name=_callable_name(fn), spec=spec, profile=profile, seed=DEFAULT_SEED if seed is None else seed, cases=cases,
         out=None if out is None else os.fspath(out), array=array, place=place, families=_names(family, "family"),
         dtypes=_names(dtype, "dtype"), precisions=_names(precision, "precision"), replay=replay, regressions=regressions,
-        save_regressions=save, time_budget=time_budget, max_failures=max_failures, threads=threads)
-    return CheckResult(answer)
+        save_regressions=save, **settings)
+    return CheckResult(answer, None if out is None else os.fspath(out))
 
 
 class PropertyOutcome:

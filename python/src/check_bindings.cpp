@@ -94,7 +94,8 @@ py::dict run_check(const py::object& callable, const std::string& name, const st
                    const std::string& array, const std::optional<std::string>& place, const std::vector<std::string>& families, const std::vector<std::string>& dtypes,
                    const std::vector<std::string>& precisions, const std::optional<std::string>& replay,
                    const std::filesystem::path& regressions, bool save_regressions, std::optional<double> time_budget,
-                   std::optional<std::uint64_t> max_failures, std::optional<int> threads) {
+                   std::optional<std::uint64_t> max_failures, std::optional<int> threads, const std::string& output,
+                   std::optional<std::int64_t> max_elements, std::optional<std::int64_t> max_tokens, const std::string& execution) {
   if (!PyCallable_Check(callable.ptr())) throw py::type_error("check() needs a callable as fn");
   // What `peconform run` refuses, refused here too: a run that checks nothing must not look conformant.
   if (cases && *cases == 0) throw SpecError("cases is 0; check() runs no properties, so it needs at least 1 case");
@@ -102,7 +103,11 @@ py::dict run_check(const py::object& callable, const std::string& name, const st
   if (time_budget && !(*time_budget > 0 && std::isfinite(*time_budget)))
     throw SpecError(fmt::format("time_budget is {}; expected a positive number of seconds", *time_budget));
   if (threads && (*threads < 1 || *threads > 4096)) throw SpecError(fmt::format("threads is {}; expected 1 to 4096", *threads));
+  if (max_elements) harness::check_shape_bound("max_elements", *max_elements);
+  if (max_tokens) harness::check_shape_bound("max_tokens", *max_tokens);
+  if (execution.find('\n') != std::string::npos) throw SpecError(fmt::format("execution is '{}'; expected one line", execution));
   const ArrayKind arrays = array_kind_named(array);
+  const OutputPassing output_passing = output_passing_named(output);
   CallsTaken takes;
   if (place && *place != "in" && *place != "out") throw py::value_error(fmt::format("place is '{}'; expected 'in', 'out' or None (both)", *place));
   if (place) {
@@ -111,6 +116,9 @@ py::dict run_check(const py::object& callable, const std::string& name, const st
   }
   harness::CampaignOptions options;
   options.profile = harness::profile_named(profile);
+  options.profile.largest_tensor_elements = max_elements.value_or(0);
+  options.profile.most_tokens = max_tokens.value_or(0);
+  options.execution = execution;
   options.seed = seed;
   options.cases = cases;
   for (const std::string& f : families) options.filters.families.push_back(family_named(f, "family"));
@@ -136,7 +144,7 @@ py::dict run_check(const py::object& callable, const std::string& name, const st
   std::atomic<bool>& stop = interrupted;
   const bool main_thread = py::module_::import("threading").attr("current_thread")().is(py::module_::import("threading").attr("main_thread")());
   const InterruptScope scope(main_thread);
-  const std::unique_ptr<TensorBackend> backend = make_python_tensor_backend(callable, name, patterns, takes, arrays, stop);
+  const std::unique_ptr<TensorBackend> backend = make_python_tensor_backend(callable, name, patterns, takes, arrays, output_passing, stop);
   if (const std::string problem = harness::backend_problem(*backend); !problem.empty()) throw SpecError(problem);
 
   harness::CampaignResult result;
@@ -144,7 +152,9 @@ py::dict run_check(const py::object& callable, const std::string& name, const st
     py::gil_scoped_release released;
     result = harness::run_campaign(options, *backend, harness::CampaignProgress{}, stop);
   }
-  const std::string suffix = arrays == ArrayKind::torch ? ", array=\"torch\")" : ")";
+  // The replay line calls fn as the campaign did.
+  const std::string suffix = fmt::format("{}{})", arrays == ArrayKind::torch ? ", array=\"torch\"" : "",
+                                         output_passing == OutputPassing::argument ? ", output=\"argument\"" : "");
   std::vector<std::string> messages;
   for (harness::FailureRecord& failure : result.failures) {
     failure.replay_command = fmt::format("peconform.check({}, replay={}{}", name, python_literal(failure.case_text), suffix);
@@ -164,6 +174,11 @@ py::dict run_check(const py::object& callable, const std::string& name, const st
   return answer;
 }
 
+// The four reports of a check() already run, from its report.json text.
+void write_reports(const std::string& report, const std::filesystem::path& folder) {
+  write_campaign_reports(harness::from_json(nlohmann::json::parse(report)), folder);
+}
+
 }  // namespace
 
 void bind_check(py::module_& module) {
@@ -171,7 +186,10 @@ void bind_check(py::module_& module) {
   module.def("_check", &run_check, py::arg("fn"), py::arg("name"), py::arg("spec"), py::arg("profile"), py::arg("seed"), py::arg("cases"),
              py::arg("out"), py::arg("array"), py::arg("place"), py::arg("families"), py::arg("dtypes"), py::arg("precisions"), py::arg("replay"),
              py::arg("regressions"), py::arg("save_regressions"), py::arg("time_budget"), py::arg("max_failures"), py::arg("threads"),
+             py::arg("output"), py::arg("max_elements"), py::arg("max_tokens"), py::arg("execution"),
              "The campaign on a Python callable; peconform.check() is the interface");
+  module.def("_write_reports", &write_reports, py::arg("report"), py::arg("folder"),
+             "report.json, junit.xml, summary.md and report.html of a report (CheckResult.write_reports() is the interface)");
 }
 
 }  // namespace peconform::python

@@ -137,6 +137,11 @@ DLTensor StagedMemory::over(const DLTensor& tensor) const {
   return staged;
 }
 
+bool StagedMemory::holds(const void* address) const {
+  const auto* at = static_cast<const std::byte*>(address);
+  return at >= staged_data_ && at < staged_data_ + size_;
+}
+
 void StagedMemory::write_back() const {
   std::memcpy(data_, staged_data_, size_);
 }
@@ -161,7 +166,7 @@ py::object int64_array(const std::vector<std::int64_t>& values, const std::vecto
   return array;
 }
 
-void copy_returned(const py::handle& returned, const DLTensor& into) {
+const void* copy_returned(const py::handle& returned, const DLTensor& into) {
   const std::string expected = fmt::format("a {} array of shape {} on the host", dtype_text(into.dtype), shape_text(into.shape, into.ndim));
   py::object producer = py::reinterpret_borrow<py::object>(returned);
   if (!py::hasattr(producer, "__dlpack__"))
@@ -193,7 +198,7 @@ void copy_returned(const py::handle& returned, const DLTensor& into) {
     target_strides[i] = into.strides[a];
     compact *= from.shape[a];
   }
-  if (source == target && source_strides == target_strides) return;  // the callable returned the output it wrote in place
+  if (source == target && source_strides == target_strides) return source;  // the callable returned the output it wrote in place
   for (std::int64_t i0 = 0; i0 < extent[0]; ++i0)
     for (std::int64_t i1 = 0; i1 < extent[1]; ++i1)
       for (std::int64_t i2 = 0; i2 < extent[2]; ++i2)
@@ -202,6 +207,7 @@ void copy_returned(const py::handle& returned, const DLTensor& into) {
           const std::int64_t t = i0 * target_strides[0] + i1 * target_strides[1] + i2 * target_strides[2] + i3 * target_strides[3];
           std::memmove(target + t * size, source + s * size, static_cast<std::size_t>(size));
         }
+  return source;
 }
 
 }  // namespace peconform::python

@@ -28,6 +28,8 @@ class StagedMemory {
   // `tensor`, a view into the call's stretch, as the same view into the staged copy.
   DLTensor over(const DLTensor& tensor) const;
   const pybind11::object& owner() const { return staged_; }
+  // Whether `address` lies in the staged copy (an array a callable returned may be a view of it).
+  bool holds(const void* address) const;
   void write_back() const;
 
  private:
@@ -44,13 +46,15 @@ pybind11::object array_over(const DLTensor& tensor, ArrayKind kind, const pybind
 pybind11::object int64_array(const std::vector<std::int64_t>& values, const std::vector<std::int64_t>& shape, ArrayKind kind);
 
 // Copies `returned` (any object with __dlpack__: a NumPy array, a torch tensor, ...) into
-// `into`, a host tensor of the call. Throws WrongReturn naming what was expected when it is not
-// a DLPack producer, or not on the host, or its dtype or shape differ from `into`'s.
+// `into`, a host tensor of the call, and returns the address its elements came from (to compare
+// with StagedMemory::holds, never to read: the array may be gone). Throws WrongReturn naming
+// what was expected when it is not a DLPack producer, or not on the host, or its dtype or shape
+// differ from `into`'s.
 class WrongReturn : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-void copy_returned(const pybind11::handle& returned, const DLTensor& into);
+const void* copy_returned(const pybind11::handle& returned, const DLTensor& into);
 
 // "float32", "bfloat16", "int64", ...: a DLPack dtype as NumPy and torch name it.
 std::string dtype_text(DLDataType dtype);

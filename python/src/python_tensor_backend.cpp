@@ -32,9 +32,9 @@ std::string traceback_text(const py::error_already_set& error) {
 class PythonTensorBackend final : public TensorBackend {
  public:
   PythonTensorBackend(py::object callable, std::string name, std::vector<SpecPattern> patterns, CallsTaken takes, ArrayKind arrays,
-                      std::atomic<bool>& stop)
-      : callable_(std::move(callable)), name_(std::move(name)), patterns_(std::move(patterns)), takes_(takes), arrays_(arrays), stop_(stop) {
-  }
+                      OutputPassing output, std::atomic<bool>& stop)
+      : callable_(std::move(callable)), name_(std::move(name)), patterns_(std::move(patterns)), takes_(takes), arrays_(arrays),
+        output_(output), stop_(stop) {}
 
   // The callable goes with the GIL held: the campaign may drop the backend with it released.
   ~PythonTensorBackend() override {
@@ -81,25 +81,38 @@ class PythonTensorBackend final : public TensorBackend {
  private:
   void run_operand(KernelCall& call, std::size_t operand, const py::object& spec) const {
     const Family family = call.spec.family;
+    Buffer& output_buffer = call.outputs[operand];
     plugin::TensorView output;
-    plugin::view_of(output, call.outputs[operand], call.spec.dtype, plugin::shown_axes(family, false));
-    py::object returned;
+    plugin::view_of(output, output_buffer, call.spec.dtype, plugin::shown_axes(family, false));
+    const bool in_place = call.in_place && is_rotary(family);
+    py::object returned, out;  // out: the output handed to fn (OutputPassing::argument)
     std::vector<StagedMemory> staged;  // what the callable may write, copied back however it ends
-    staged.reserve(2);
+    staged.reserve(3);                 // x, the ids, the output: none moves once arrays view it
     try {
+      py::list arguments;
       if (is_rotary(family) || family == Family::learned) {
         plugin::TensorView input;
-        Buffer& x = call.in_place && is_rotary(family) ? call.outputs[operand] : call.inputs[operand];
+        Buffer& x = in_place ? output_buffer : call.inputs[operand];
         plugin::view_of(input, x, call.spec.dtype, plugin::shown_axes(family, true));
         const StagedMemory& staged_x = staged.emplace_back(x.bytes.data(), x.bytes.size());
         py::object x_array = array_over(staged_x.over(input.tensor), arrays_, staged_x.owner());
-        returned = callable_(x_array, positions(call, staged), spec);
-      } else if (family == Family::sinusoidal || family == Family::xl) {
-        returned = callable_(int64_array(counting(call.first, call.rows), {call.rows}, arrays_), spec);
+        arguments.append(x_array);
+        arguments.append(positions(call, staged));
+        if (in_place) out = x_array;
       } else {
-        returned = callable_(int64_array(counting(call.first, call.rows), {call.rows}, arrays_),
-                             int64_array(counting(call.key_first, call.keys), {call.keys}, arrays_), spec);
+        arguments.append(int64_array(counting(call.first, call.rows), {call.rows}, arrays_));
+        if (family != Family::sinusoidal && family != Family::xl)
+          arguments.append(int64_array(counting(call.key_first, call.keys), {call.keys}, arrays_));
       }
+      arguments.append(spec);
+      if (output_ == OutputPassing::argument) {
+        if (!out) {
+          const StagedMemory& staged_out = staged.emplace_back(output_buffer.bytes.data(), output_buffer.bytes.size());
+          out = array_over(staged_out.over(output.tensor), arrays_, staged_out.owner());
+        }
+        arguments.append(out);
+      }
+      returned = callable_(*py::tuple(arguments));
     } catch (py::error_already_set& error) {
       for (const StagedMemory& memory : staged) memory.write_back();
       if (error.matches(PyExc_KeyboardInterrupt)) stop_.store(true);
@@ -107,8 +120,16 @@ class PythonTensorBackend final : public TensorBackend {
     }
     for (const StagedMemory& memory : staged) memory.write_back();
     if (returned.is_none()) return;  // written in place, or left unwritten: the verifier tells which
+    if (output_ == OutputPassing::argument) {
+      if (returned.is(out)) return;
+      throw KernelFailure("wrong-return", fmt::format("with output=\"argument\" fn writes into out and returns None or out itself; it "
+                                                      "returned a {}", py::str(py::type::of(returned).attr("__name__")).cast<std::string>()));
+    }
     try {
-      copy_returned(returned, output.tensor);
+      const void* source = copy_returned(returned, output.tensor);
+      // An array of the callable's own: no sentinel of peconform's is in it, whatever its bits.
+      output_buffer.kernel_array =
+          std::none_of(staged.begin(), staged.end(), [&](const StagedMemory& memory) { return memory.holds(source); });
     } catch (const WrongReturn& wrong) {
       throw KernelFailure("wrong-return", wrong.what());
     } catch (py::error_already_set& error) {
@@ -150,14 +171,22 @@ class PythonTensorBackend final : public TensorBackend {
   std::vector<SpecPattern> patterns_;
   CallsTaken takes_;
   ArrayKind arrays_;
+  OutputPassing output_;
   std::atomic<bool>& stop_;
 };
 
 }  // namespace
 
+OutputPassing output_passing_named(const std::string& text) {
+  if (text == "return") return OutputPassing::returned;
+  if (text == "argument") return OutputPassing::argument;
+  throw py::value_error(fmt::format("output is '{}'; expected 'return' (fn returns its result) or 'argument' (fn writes out)", text));
+}
+
 std::unique_ptr<TensorBackend> make_python_tensor_backend(py::object callable, std::string name, std::vector<SpecPattern> patterns,
-                                                          CallsTaken takes, ArrayKind arrays, std::atomic<bool>& stop) {
-  return std::make_unique<PythonTensorBackend>(std::move(callable), std::move(name), std::move(patterns), takes, arrays, stop);
+                                                          CallsTaken takes, ArrayKind arrays, OutputPassing output,
+                                                          std::atomic<bool>& stop) {
+  return std::make_unique<PythonTensorBackend>(std::move(callable), std::move(name), std::move(patterns), takes, arrays, output, stop);
 }
 
 }  // namespace peconform::python

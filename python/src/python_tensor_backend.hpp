@@ -11,6 +11,11 @@
 //   learned: fn(table, positions, spec) -> [batch, seq, d], table [rows, d];
 //   sinusoidal, xl: fn(positions, spec) -> [rows, d] (xl: positions are distances);
 //   alibi: fn(queries, keys, spec) -> [heads, queries, keys]; t5, shaw: -> [queries, keys] int32.
+// With OutputPassing::argument every signature gains a last argument, out: a view of the call's
+// output (of what fn would return; x itself in an in-place call), filled with the output's
+// unwritten sentinel, which fn writes and returns None (or out). Otherwise the array fn returns
+// is copied into the output, marked as the kernel's own (Buffer::kernel_array) unless it is a
+// view of memory peconform staged.
 #include <atomic>
 #include <memory>
 #include <pybind11/pybind11.h>
@@ -22,6 +27,10 @@
 
 namespace peconform::python {
 
+// Whether fn returns its output or writes one peconform hands it.
+enum class OutputPassing { returned, argument };
+OutputPassing output_passing_named(const std::string& text);
+
 // `patterns` are the specs the callable serves (none: every spec of every family), `takes` the
 // calls it takes (in place, out of place or both; never two operands). An exception
 // the callable raises fails its case with the traceback (a KernelFailure of kind "exception"), a
@@ -29,6 +38,6 @@ namespace peconform::python {
 // a KeyboardInterrupt raised in it also sets `stop`.
 std::unique_ptr<TensorBackend> make_python_tensor_backend(pybind11::object callable, std::string name,
                                                           std::vector<SpecPattern> patterns, CallsTaken takes,
-                                                          ArrayKind arrays, std::atomic<bool>& stop);
+                                                          ArrayKind arrays, OutputPassing output, std::atomic<bool>& stop);
 
 }  // namespace peconform::python
