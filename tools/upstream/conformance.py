@@ -1,7 +1,9 @@
 """Runs peconform.check() on one library's own positional-encoding code, every row of its adapter
 under each of the row's columns, writes the library's results (libraries/<library>.json under
 --out) and assembles the matrix from every library's results (matrix.py).
-tools/upstream-conformance.sh runs this in the library's virtual environment.
+tools/upstream-conformance.sh runs this in the library's virtual environment. A Triton kernel's
+cells run in the execution mode their column names (peconform.triton), chosen before its kernel is
+built; a slow row bounds its cases' shapes.
 
     python tools/upstream/conformance.py --library NAME [--only KEY ...] [--profile ci] [--cases N]
     python tools/upstream/conformance.py --library NAME --row KEY --column COLUMN --replay 'CASE'
@@ -66,11 +68,27 @@ def ratios_by_position(result):
     return worst
 
 
+def prepared(row, column):
+    """The row's callable, built after the column's Triton mode is put in force: a Triton kernel is
+    interpreted or compiled as triton was imported and the kernel defined, so a Triton adapter
+    imports neither before its first callable is built, and each cell selects its own mode (the
+    two interpreted modes switch within one process)."""
+    if column.execution:
+        import peconform.triton
+        peconform.triton.select(column.execution)
+    return row.kernel()
+
+
+def bounds(row):
+    """A slow row's bounds on its cases' shapes."""
+    return {name: getattr(row, name) for name in ("max_tokens", "max_elements") if getattr(row, name)}
+
+
 def run_cell(row, column, args):
-    kernel = row.kernel()
+    kernel = prepared(row, column)
     started = time.monotonic()
     result = peconform.check(kernel, spec=column.spec_text(row.spec), profile=args.profile, seed=args.seed,
-                             cases=args.cases, array=column.array, place=column.place)
+                             cases=args.cases, array=column.array, place=column.place, **bounds(row))
     cell = {
         "key": row.key, "column": column.name, "spec": column.spec_text(row.spec),
         "kernel": getattr(kernel, "__qualname__", type(kernel).__name__), "verdict": result.verdict,
@@ -78,6 +96,8 @@ def run_cell(row, column, args):
         "seconds": round(time.monotonic() - started, 1), "failures": [],
         "worst_ratio_by_position": ratios_by_position(result),
     }
+    if column.execution:
+        cell["execution"] = result.execution
     for failure in result.failures[: args.failures_shown]:
         cell["failures"].append({
             "case": failure.case, "kind": failure.kind, "element": failure.element, "position": failure.position,
@@ -110,8 +130,8 @@ def commit():
 
 
 def rerun(row, column, case):
-    return peconform.check(row.kernel(), spec=column.spec_text(row.spec), replay=case, array=column.array,
-                           place=column.place)
+    return peconform.check(prepared(row, column), spec=column.spec_text(row.spec), replay=case, array=column.array,
+                           place=column.place, **bounds(row))
 
 
 def replay(module, args):
@@ -148,7 +168,8 @@ def replay_failures(module, args):
 def describe(row):
     return {"key": row.key, "name": row.name, "family": row.family, "spec": row.spec, "source": row.source,
             "awaiting": row.awaiting,
-            "columns": [{"name": c.name, "keys": c.keys, "meaning": c.meaning} for c in row.columns]}
+            "columns": [dict({"name": c.name, "keys": c.keys, "meaning": c.meaning},
+                             **({"execution": c.execution} if c.execution else {})) for c in row.columns]}
 
 
 def run_library(module, args):
@@ -163,20 +184,27 @@ def run_library(module, args):
         for column in row.columns:
             cell = run_cell(row, column, args)
             cells.append(cell)
-            print(f"{row.key:44} {column.name:28} {cell['verdict']:16} worst {cell['worst_ratio']:.3g} "
+            print(f"{row.key:44} {column.name:32} {cell['verdict']:16} worst {cell['worst_ratio']:.3g} "
                   f"({cell['elements']} elements, {cell['seconds']} s)", flush=True)
-    return {
-        "library": module.LIBRARY,
-        "run": {
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "command": args.command, "machine": machine(), "python": platform.python_version(),
-            "versions": dict(module.versions(), peconform=commit()),
-            "profile": args.profile, "cases": args.cases,
-            "seed": args.seed if args.seed is not None else peconform.DEFAULT_SEED,
-        },
-        "rows": [describe(row) for row in rows],
-        "cells": cells,
+    run = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": args.command, "machine": machine(), "python": platform.python_version(),
+        "versions": dict(module.versions(), peconform=commit()),
+        "profile": args.profile, "cases": args.cases,
+        "seed": args.seed if args.seed is not None else peconform.DEFAULT_SEED,
     }
+    executions = sorted({cell["execution"] for cell in cells if cell.get("execution")})
+    if executions:
+        # Triton cells: how they ran, and whether a GPU was there to compile them on.
+        run["executions"] = executions
+        run["gpu"] = gpu()
+    return {"library": module.LIBRARY, "run": run, "rows": [describe(row) for row in rows], "cells": cells}
+
+
+def gpu():
+    """The CUDA device torch sees, or None."""
+    import torch
+    return torch.cuda.get_device_name() if torch.cuda.is_available() else None
 
 
 def main():

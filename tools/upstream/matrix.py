@@ -17,9 +17,10 @@ import re
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-# The matrix's order: transformers first, then the other PyTorch libraries, JAX, the C++ kernels.
+# The matrix's order: transformers first, then the other PyTorch libraries, JAX, the C++ kernels,
+# vLLM, and the GPU libraries' Triton kernels.
 LIBRARY_ORDER = ["transformers", "torchtune", "rotary-embedding-torch", "x-transformers", "timm", "keras-hub",
-                 "onnxruntime", "mlx", "ggml"]
+                 "onnxruntime", "mlx", "ggml", "vllm", "liger-kernel", "flash-attn", "unsloth", "xformers"]
 
 GGML_COLUMNS = [
     {"name": "fp32-angle (theta=ggml)", "keys": "precision=fp32-angle,theta=ggml", "report": "fp32-angle",
@@ -242,6 +243,16 @@ def counts(library):
     return len(library["rows"]) - awaiting, awaiting, len(own), sum(c["conformant"] for c in own)
 
 
+def execution(library):
+    """Where a library's Triton kernels ran, in words; None for a library without Triton cells."""
+    run = library["run"]
+    if not run.get("executions"):
+        return None
+    where = (f"compiled on {run['gpu']} where a column says so, else Triton's interpreter on the CPU" if run.get("gpu")
+             else "Triton's interpreter on the CPU only (no GPU in this run: no column is compiled Triton)")
+    return f"{where}: " + "; ".join(run["executions"])
+
+
 def anchor(library, cell):
     return re.sub(r"[^A-Za-z0-9]+", "-", f"{library['library']}-{cell['key']}-{cell['column']}").strip("-").lower()
 
@@ -252,7 +263,9 @@ INTRO = ("Each library's own positional-encoding code (not ports), called by `pe
          "verdict and the worst error / bound over every element checked (below 1 conforms) and, where it "
          "fails, the smallest position from which an error passes its bound (positions binned by powers of "
          "two); a dash marks another row's recipe, which this row is not held to. Every non-conformant cell "
-         "outside the exact-angle contrast has its finding in FINDINGS.md.")
+         "outside the exact-angle contrast has its finding in FINDINGS.md. The GPU libraries' Triton kernels run "
+         "their own Triton source through Triton's interpreter on the CPU, each column naming its mode (as shipped, "
+         "or GPU-faithful); each library's Execution line says whether a GPU compiled any of them.")
 
 
 def _md(text):
@@ -274,6 +287,8 @@ def markdown(matrix):
                   f"- Machine: {run['machine']}" + (f"; Python {run['python']}" if run["python"] else ""),
                   f"- Versions: {versions(library)}",
                   f"- Campaign: profile {run['profile']}, {run['cases'] or 'the profile’s'} cases per cell, seed {run['seed']}"]
+        if execution(library):
+            lines.append(f"- Execution: {execution(library)}")
         for family, rows in groups(library).items():
             columns = family_columns(rows)
             lines += ["", f"### {library['library']}: {family}", ""]
@@ -371,6 +386,8 @@ def _html_library(library):
              f"<p>{e(versions(library))}; profile {e(str(run['profile']))}, "
              f"{e(str(run['cases'] or 'the profile’s'))} cases per cell, seed {e(str(run['seed']))}; "
              f"{e(run['machine'])}. Made {e(run['date'])} by <code>{e(run['command'])}</code>.</p>"]
+    if execution(library):
+        parts.append(f"<p>Execution: {e(execution(library))}.</p>")
     for family, rows in groups(library).items():
         columns = family_columns(rows)
         parts.append(f"<h3>{e(library['library'])}: {e(family)}</h3><ul>")

@@ -19,6 +19,10 @@ class Column:
     meaning: str     # one sentence: what the class says about how the code computes
     array: str = "torch"   # what check() hands the callable: "torch" or "numpy"
     place: str = "out"     # "out": the callable returns y; "in": it writes x
+    # A Triton kernel's execution mode (peconform.triton.select: "shipped", "gpu-faithful"), which
+    # must be chosen before triton is imported: conformance.py runs such cells in a process of
+    # their own. "" for code that is not Triton.
+    execution: str = ""
 
     def spec_text(self, spec):
         return spec if not self.keys else spec[:-1] + "," + self.keys + ")"
@@ -42,6 +46,11 @@ class Row:
     # result away from the spec even at small positions: the FINDINGS.md heading that says so.
     # test_rows_agree_with_their_specs.py then requires the row to depart from its spec.
     finding: str = ""
+    # A slow callable's bounds on each case's shape (peconform.check's max_tokens, batch * seq, and
+    # max_elements, a tensor's elements): the Triton interpreter's cost is per program launched,
+    # one per token or per token and head. 0: no bound.
+    max_tokens: int = 0
+    max_elements: int = 0
 
 
 def exact_angle(what="float32"):

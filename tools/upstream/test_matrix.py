@@ -290,3 +290,38 @@ def test_every_published_failure_under_a_librarys_own_recipe_has_its_finding():
             texts = sections.get(library["library"], [])
             assert any(f"`{cell['key']}`" in text or f"`{cell['column']}`" in text for text in texts), \
                 f"{library['library']} {cell['key']} ({cell['column']}) has no finding in FINDINGS.md"
+
+
+SHIPPED = "triton 3.9.0 interpreter, as shipped"
+FAITHFUL = "triton 3.9.0 interpreter, GPU-faithful (bf16 arithmetic rounded once to nearest even)"
+
+
+def triton_library(gpu):
+    columns = [{"name": f"float32 cos/sin ({mode})", "keys": "precision=fp32-angle,theta=hf", "meaning": mode,
+                "execution": execution} for mode, execution in (("as shipped", "shipped"), ("GPU-faithful", "gpu-faithful"))]
+    return {"library": "liger-kernel", "run": dict(run({"liger-kernel": "0.8.5", "triton": "3.9.0"}),
+                                                  executions=[SHIPPED, FAITHFUL], gpu=gpu),
+            "rows": [row("llama/bf16", "liger_rotary_pos_emb, bf16", "rope", columns)],
+            "cells": [dict(cell("llama/bf16", columns[0]["name"], False, 1.98, [failure("norm")]), execution=SHIPPED),
+                      dict(cell("llama/bf16", columns[1]["name"], True, 0.99), execution=FAITHFUL)]}
+
+
+def test_a_triton_library_says_its_kernels_ran_through_the_interpreter_only():
+    page = {"assembled": "now", "libraries": [triton_library(gpu=None), TIMM]}
+    text = matrix.markdown(page)
+    line = ("- Execution: Triton's interpreter on the CPU only (no GPU in this run: no column is compiled Triton): "
+            f"{SHIPPED}; {FAITHFUL}")
+    assert line in text and text.count("- Execution:") == 1  # timm's code is not Triton
+    assert "| liger_rotary_pos_emb, bf16 | `rope(d=8)` | non-conformant (1.98) | conformant (0.99) |" in text
+    assert "Triton&#x27;s interpreter on the CPU only" in matrix.html(page)
+    assert "compiled on NVIDIA H200" in matrix.markdown({"assembled": "now", "libraries": [triton_library("NVIDIA H200")]})
+
+
+def test_the_triton_libraries_come_after_vllm(tmp_path):
+    (tmp_path / "libraries").mkdir()
+    for name in ("xformers", "vllm", "liger-kernel", "timm", "flash-attn", "unsloth"):
+        (tmp_path / "libraries" / f"{name}.json").write_text(json.dumps(dict(TIMM, library=name)))
+    matrix.assemble(tmp_path)
+    assembled = json.loads((tmp_path / "matrix.json").read_text())
+    assert [lib["library"] for lib in assembled["libraries"]] == ["timm", "vllm", "liger-kernel", "flash-attn", "unsloth",
+                                                                  "xformers"]
