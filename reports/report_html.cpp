@@ -206,6 +206,12 @@ void properties(std::string& html, const harness::CampaignResult& result) {
   html += "</table>\n";
 }
 
+// A run stopped early that had found nothing wrong is no pass: its badge is neither green nor red.
+const char* verdict_class(const harness::CampaignResult& result) {
+  if (!result.conformant()) return "fail";
+  return result.info.partial ? "partial" : "pass";
+}
+
 }  // namespace
 
 std::string report_html(const harness::CampaignResult& result) {
@@ -213,7 +219,7 @@ std::string report_html(const harness::CampaignResult& result) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>peconform conformance "
       "report</title>\n"
       "<style>{}</style>\n</head>\n<body>\n<h1>peconform conformance report</h1>\n<p class=\"verdict {}\">{}</p>\n",
-      report_css(), result.conformant() ? "pass" : "fail", esc(verdict_line(result)));
+      report_css(), verdict_class(result), esc(verdict_line(result)));
   if (!result.failures.empty()) html += "<h2>Failing cases</h2>\n" + failure_cards(result);
   html += "<h2>Overview</h2>\n" + overview_grid(result);
   run_info(html, result);

@@ -149,6 +149,10 @@ TEST(ReportHtml, TheVerdictLineIsMarkedPassOrFail) {
   for (harness::PropertyVerdict& property : result.properties) property.passed = true;
   ASSERT_TRUE(result.conformant());
   EXPECT_NE(report_html(result).find("<p class=\"verdict pass\">"), std::string::npos);
+  // Stopped before its planned cases ran, the same result found nothing wrong yet: no green badge.
+  result.info.partial = true;
+  result.info.partial_reason = "time budget of 5 s reached";
+  EXPECT_NE(report_html(result).find("<p class=\"verdict partial\">PARTIAL, conformant so far"), std::string::npos);
 }
 
 // Bin b spans [b, b + 1) on the position plot's x axis [0, 32], its left edge position 2^(b - 1):
