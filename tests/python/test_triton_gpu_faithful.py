@@ -178,9 +178,14 @@ def probe_min_max():
 
 
 def probe_clamp():
+    # NaN in x and in each bound: by default the PTX's max.bf16 then min.bf16 pass the other
+    # operand, with propagate_nan=ALL its max.NaN.bf16 then min.NaN.bf16 the NaN.
     x, low = random_bf16(3000), random_bf16(3000)
     high = np.maximum(low, random_bf16(3000))
-    return mismatches(bits_of(run_elementwise("clamp", x, low, high)), bits_of(torch.clamp(bf16_tensor(x), bf16_tensor(low), bf16_tensor(high))))
+    x[:100], low[100:200], high[200:300] = np.nan, np.nan, np.nan
+    tx, tlow, thigh = bf16_tensor(x), bf16_tensor(low), bf16_tensor(high)
+    expected = {"clamp": torch.fmin(torch.fmax(tx, tlow), thigh), "clamp-propagating-nan": torch.minimum(torch.maximum(tx, tlow), thigh)}
+    return sum(mismatches(bits_of(run_elementwise(op, x, low, high)), bits_of(value)) for op, value in expected.items())
 
 
 def run_conversion(x, out_dtype, how):
@@ -203,6 +208,9 @@ def float64_cases():
 
 def integer_cases(dtype):
     # 2^24 and up a float32 detour rounds first: ties of bf16 there, and a hair off them.
+    if dtype == torch.uint64:  # from 2^63, where the bits read as an int64 are negative
+        ties = (RANDOM.integers(128, 256, 3000).astype(np.uint64) * 2 + 1) << np.uint64(55)
+        return torch.from_numpy(np.concatenate([ties, ties + np.uint64(1), ties - np.uint64(1)]))
     scale = 1 << RANDOM.integers(9, 54 if dtype == torch.int64 else 22, 3000)
     ties = (RANDOM.integers(128, 256, 3000) * 2 + 1) * scale
     values = np.concatenate([ties, ties + 1, ties - 1, -ties, RANDOM.integers(-1000, 1000, 1000)])
@@ -220,9 +228,9 @@ def probe_to_bf16():
         x64 = float64_cases()
         wrong += mismatches(run_conversion(torch.from_numpy(x64), torch.bfloat16, how),
                             np.array([exact_bits(v, negative_zero=np.signbit(v)) for v in x64], dtype=np.uint16))
-        for dtype in (torch.int32, torch.int64):
+        for dtype in (torch.int32, torch.int64, torch.uint64):
             ints = integer_cases(dtype)
-            wrong += mismatches(run_conversion(ints, torch.bfloat16, how), np.array([exact_bits(int(v)) for v in ints], dtype=np.uint16))
+            wrong += mismatches(run_conversion(ints, torch.bfloat16, how), np.array([exact_bits(int(v)) for v in ints.numpy()], dtype=np.uint16))
     return wrong
 
 
@@ -233,6 +241,10 @@ def probe_bf16_to_fp32():
     return int(((ours.view(np.uint32) != expected.view(np.uint32)) & ~(np.isnan(ours) & np.isnan(expected))).sum())
 
 
+# Every target compiled Triton refuses "rtz" from float64 into (test_compiled_triton_refuses_rtz_from_fp64).
+RTZ_FROM_FP64_REFUSED = (torch.bfloat16, torch.float16, torch.float32)
+
+
 def probe_rtz_downcasts():
     """Elements wrong from fp32, plus fp64 conversions that ran where compiled Triton refuses them."""
     wrong = 0
@@ -240,6 +252,7 @@ def probe_rtz_downcasts():
     for dtype, format in ((torch.bfloat16, "bf16"), (torch.float16, "fp16")):
         expected = np.array([exact_bits(float(v), format, toward_zero=True, negative_zero=np.signbit(v)) for v in x32], dtype=np.uint16)
         wrong += mismatches(run_conversion(torch.from_numpy(x32), dtype, "rtz"), expected)
+    for dtype in RTZ_FROM_FP64_REFUSED:
         try:
             run_conversion(torch.ones(4, dtype=torch.float64), dtype, "rtz")
             wrong += 1
@@ -354,16 +367,29 @@ def test_compiled_triton_rounds_as_the_rules_say():
     # The sm_90 PTX of the same kernels: single-rounding bf16 instructions and round-to-nearest
     # conversions, which is what each rule reproduces.
     pointers = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*bf16", "out_ptr": "*bf16", "n": "i32", "OP": "constexpr", "BLOCK": "constexpr"}
-    arithmetic = [{"kernel": "elementwise", "signature": pointers, "constexprs": {"OP": op, "BLOCK": 128}} for op in ("add", "sub", "mul", "fma", "neg")]
-    sources = ("*fp32", "*fp64", "*fp16", "*i32", "*i64", "*u64")
+    ops = ("add", "sub", "mul", "fma", "neg", "clamp", "clamp-propagating-nan")
+    arithmetic = [{"kernel": "elementwise", "signature": pointers, "constexprs": {"OP": op, "BLOCK": 128}} for op in ops]
+    sources = ("*fp32", "*fp64", "*fp16", "*i32", "*i64", "*u32", "*u64")
     conversions = [{"kernel": "conversion", "signature": {"x_ptr": source, "out_ptr": "*bf16", "n": "i32", "HOW": "constexpr", "BLOCK": "constexpr"},
                     "constexprs": {"HOW": "to", "BLOCK": 128}} for source in sources]
     ptx = compiled_ptx(arithmetic + conversions)
     instructions = set(re.findall(r"^\s*((?:add|sub|mul|fma|xor)\.[\w.]+)", "".join(ptx[:5]), re.M))
     assert {"add.bf16", "sub.bf16", "mul.bf16", "fma.rn.bf16", "xor.b16"} <= instructions
-    for source, text in zip(sources, ptx[5:]):
+    # tl.clamp: max then min, passing a NaN operand by, or propagating it with propagate_nan=ALL.
+    ordering = [set(re.findall(r"^\s*((?:min|max)\.[\w.]+)", text, re.M)) for text in ptx[5:7]]
+    assert ordering == [{"max.bf16", "min.bf16"}, {"max.NaN.bf16", "min.NaN.bf16"}]
+    for source, text in zip(sources, ptx[7:]):
         assert re.findall(r"cvt\.[\w.]+bf16[\w.]*", text) == [f"cvt.rn.bf16.{source[1:].replace('fp', 'f').replace('i', 's')}"], source
     assert triton.runtime.jit.mangle_type(0.1) == "fp32"
+
+
+def test_compiled_triton_refuses_rtz_from_fp64():
+    # The refusals the rtz-downcasts rule reproduces: no sm_90 lowering of an rtz conversion from f64.
+    names = {torch.bfloat16: "*bf16", torch.float16: "*fp16", torch.float32: "*fp32"}
+    requests = [{"kernel": "conversion", "signature": {"x_ptr": "*fp64", "out_ptr": names[dtype], "n": "i32", "HOW": "constexpr", "BLOCK": "constexpr"},
+                 "constexprs": {"HOW": "rtz", "BLOCK": 128}} for dtype in RTZ_FROM_FP64_REFUSED]
+    for dtype, compiled in zip(RTZ_FROM_FP64_REFUSED, compiled_ptx(requests)):
+        assert isinstance(compiled, dict) and "PassManager::run failed" in compiled["refused"], dtype
 
 
 def test_programs_launched_counts_each_program_of_the_grid():

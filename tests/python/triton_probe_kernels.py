@@ -27,6 +27,8 @@ def elementwise(a_ptr, b_ptr, c_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.con
         r = tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
     elif OP == "maximum":
         r = tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+    elif OP == "clamp-propagating-nan":
+        r = tl.clamp(a, b, c, propagate_nan=tl.PropagateNan.ALL)
     else:
         r = tl.clamp(a, b, c)
     tl.store(out_ptr + i, r, mask=inside)

@@ -13,8 +13,9 @@ and what it cannot reproduce (the order of a bf16 reduction or dot) it refuses b
 The rules are installed together (install()); each can be switched off alone (rule_removed()),
 which is how the tests show that every rule is needed. Not emulated: fp contraction (the GPU
 fuses a*b + c into an fma; docs/triton.md shows every rotation recipe's bound holds either way),
-libdevice's sin, cos and pow (NumPy's run instead), and float32 division, which compiled Triton
-runs as div.full.f32, an approximation, where NumPy divides correctly rounded.
+the GPU's float32 functions (libdevice's sin, cos, log, sqrt and pow, and tl.exp's ex2.approx.f32;
+NumPy's run instead), and float32 division, which compiled Triton runs as div.full.f32, an
+approximation, where NumPy divides correctly rounded.
 """
 import contextlib
 
@@ -38,7 +39,7 @@ RULES = {
     "to-bf16": "fp16, fp32, fp64 and integers to bf16 rounded to nearest even (cvt.rn.bf16.*), on .to() and tl.store alike",
     "bf16-to-fp32": "bf16 to fp32 exactly, subnormals included",
     "rtz-downcasts": 'fp_downcast_rounding="rtz" from fp32 to bf16 and fp16 rounds toward zero, subnormals and overflow '
-                     "included; from fp64, which compiled Triton refuses, it raises NotEmulatedError",
+                     "included; from fp64 (to bf16, fp16 or fp32), which compiled Triton refuses, it raises NotEmulatedError",
     "bf16-literals": "a Python float literal in bf16 becomes float32, then six decimals (std::to_string), then bf16, as compiled Triton makes it",
     "fp16-literals": "a Python float literal in fp16 rounds to float32, then to fp16, as compiled Triton makes it",
     "float-arguments": "a Python float kernel argument is a float32 scalar, as compiled Triton's 'fp32' parameter",
@@ -151,11 +152,12 @@ def _fp16_toward_zero(values):
 def _fp_to_fp(original):
     def create_fp_to_fp(src, dst_type, rounding_mode):
         source, target = src.dtype.scalar, dst_type.scalar
+        if _on("rtz-downcasts") and rounding_mode == ir.ROUNDING_MODE.RTZ and source == tl.float64:
+            # Into fp32 as well: the interpreter as shipped runs that one, past fp32's range into NaN.
+            raise NotEmulatedError(f'fp_downcast_rounding="rtz" from fp64 to {target}: compiled Triton refuses this conversion '
+                                   "(its sm_90 lowering: \"Unsupported conversion from f64 to ... with rounding mode rtz\"), "
+                                   "so there is no GPU result to reproduce")
         if _on("rtz-downcasts") and rounding_mode == ir.ROUNDING_MODE.RTZ and target in (tl.bfloat16, tl.float16):
-            if source == tl.float64:
-                raise NotEmulatedError(f'fp_downcast_rounding="rtz" from fp64 to {target}: compiled Triton refuses this conversion '
-                                       "(its sm_90 lowering: \"Unsupported conversion from f64 to ... with rounding mode rtz\"), "
-                                       "so there is no GPU result to reproduce")
             if target == tl.bfloat16:
                 return _bf16_handle(bf16.truncate_float32(src.data))
             return interpreter.TensorHandle(_fp16_toward_zero(src.data.astype(np.float64)), tl.float16)
