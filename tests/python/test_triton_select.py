@@ -33,17 +33,19 @@ def no_cuda():
 
 
 def test_an_unknown_mode_is_refused_naming_it_and_the_modes():
+    before = peconform.triton.execution()  # None in a fresh process; a refusal changes nothing either way
     with pytest.raises(peconform.triton.TritonModeError, match=r"mode 'gpu' is not a Triton mode; expected one of auto, shipped, gpu-faithful, compiled"):
         peconform.triton.select("gpu")
     assert issubclass(peconform.triton.TritonModeError, RuntimeError)
-    assert peconform.triton.execution() is None
+    assert peconform.triton.execution() == before
 
 
 @pytest.mark.skipif(not no_cuda(), reason="this machine has a CUDA device")
 def test_compiled_without_a_cuda_device_is_refused_by_name():
+    before = peconform.triton.execution()
     with pytest.raises(peconform.triton.TritonModeError, match=r"compiled: torch sees no CUDA device here"):
         peconform.triton.select("compiled")
-    assert peconform.triton.execution() is None
+    assert peconform.triton.execution() == before
 
 
 def test_gpu_faithful_refuses_a_triton_release_it_was_not_verified_on(tmp_path):
