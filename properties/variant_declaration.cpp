@@ -50,6 +50,10 @@ std::string_view variant_verdict_name(VariantVerdict verdict) {
 }
 
 void validate(const VariantDeclaration& declaration) {
+  if (declaration.axes < 1 || declaration.axes > kMostAxes)
+    throw VariantError(fmt::format("axes: {} is not a count of position axes; expected 1 to {} (the relations across axes run for "
+                                   "each of the N (N - 1) / 2 pairs)",
+                                   declaration.axes, kMostAxes));
   const int d = declaration.d;
   if (d < 1) throw VariantError(fmt::format("d: {} is not a positive dimension", d));
   if (declaration.rot < 0 || declaration.rot > d)
@@ -85,6 +89,7 @@ std::string variant_text(const VariantDeclaration& declaration) {
   if (declaration.max_frequency != Decimal(1)) text += fmt::format(",max_frequency={}", declaration.max_frequency.text());
   if (declaration.max_position != 2147483647) text += fmt::format(",max_position={}", declaration.max_position);
   if (declaration.negative_positions) text += ",negative_positions=true";
+  if (declaration.axes != 1) text += fmt::format(",axes={}", declaration.axes);
   return text + ")";
 }
 
