@@ -56,7 +56,12 @@ struct VariantDeclaration {
   // relations, drawing the same cases for the same seed. Under fp32-angle and for the bound,
   // |phi(p)| <= max_frequency (|p_1| + ... + |p_N|).
   int axes = 1;
+  // Each axis's own largest coordinate (an image's width and height, a video's frame count), one
+  // per axis; empty: max_position on every axis.
+  std::vector<std::int64_t> axis_max_positions;
 };
+// The largest coordinate of each axis: axis_max_positions, or max_position `axes` times.
+std::vector<std::int64_t> axis_limits(const VariantDeclaration& declaration);
 // The most axes a declaration may have.
 inline constexpr int kMostAxes = 16;
 

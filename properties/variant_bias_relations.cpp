@@ -17,15 +17,15 @@ std::string applies_always(const VariantDeclaration&) { return ""; }
 // b(i + s, j + s) = b(i, j) head by head, within both evaluations' bounds; s moves along the
 // subject's scope (every axis when it names none).
 void translation_invariant(const RelationSubject& subject) {
-  const std::vector<std::int64_t> i = draw_position(subject.axes, subject.position_limit);
-  const std::vector<std::int64_t> j = draw_position(subject.axes, subject.position_limit);
+  const std::vector<std::int64_t> i = draw_position(subject.position_limits);
+  const std::vector<std::int64_t> j = draw_position(subject.position_limits);
   std::vector<int> axes = subject.scope;
   if (axes.empty())
     for (int axis = 0; axis < subject.axes; ++axis) axes.push_back(axis);
   std::vector<std::int64_t> shift(i.size(), 0);
   for (int axis : axes) {
     const auto a = static_cast<std::size_t>(axis);
-    shift[a] = *gen_position(subject.position_limit - std::max(i[a], j[a]));
+    shift[a] = *gen_position(subject.position_limits[a] - std::max(i[a], j[a]));
   }
   RC_TAG(position_band(*std::max_element(shift.begin(), shift.end())));
   std::vector<std::int64_t> moved_i = i, moved_j = j;

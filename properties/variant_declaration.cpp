@@ -1,5 +1,6 @@
 // A variant's declaration: its checks, its text and the names of its enums.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "properties/variant.hpp"
 
@@ -75,6 +76,19 @@ void validate(const VariantDeclaration& declaration) {
     throw VariantError(fmt::format("base: {} is not above 1", declaration.base.text()));
   if (declaration.max_position < 1)
     throw VariantError(fmt::format("max_position: {} leaves no position but 0 to draw", declaration.max_position));
+  if (!declaration.axis_max_positions.empty() && declaration.axis_max_positions.size() != static_cast<std::size_t>(declaration.axes))
+    throw VariantError(fmt::format("max_position: ({}) names {} axes; the declaration has axes = {}",
+                                   fmt::join(declaration.axis_max_positions, ","), declaration.axis_max_positions.size(),
+                                   declaration.axes));
+  for (std::size_t axis = 0; axis < declaration.axis_max_positions.size(); ++axis)
+    if (declaration.axis_max_positions[axis] < 1)
+      throw VariantError(fmt::format("max_position: ({}) leaves axis {} no position but 0 to draw",
+                                     fmt::join(declaration.axis_max_positions, ","), axis));
+}
+
+std::vector<std::int64_t> axis_limits(const VariantDeclaration& declaration) {
+  if (!declaration.axis_max_positions.empty()) return declaration.axis_max_positions;
+  return std::vector<std::int64_t>(static_cast<std::size_t>(declaration.axes), declaration.max_position);
 }
 
 std::string variant_text(const VariantDeclaration& declaration) {
@@ -87,7 +101,10 @@ std::string variant_text(const VariantDeclaration& declaration) {
   if (declaration.precision == PrecisionClass::fp32_angle)
     text += fmt::format(",theta={},base={}", theta_recipe_name(declaration.theta), declaration.base.text());
   if (declaration.max_frequency != Decimal(1)) text += fmt::format(",max_frequency={}", declaration.max_frequency.text());
-  if (declaration.max_position != 2147483647) text += fmt::format(",max_position={}", declaration.max_position);
+  if (!declaration.axis_max_positions.empty())
+    text += fmt::format(",max_position=({})", fmt::join(declaration.axis_max_positions, ","));
+  else if (declaration.max_position != 2147483647)
+    text += fmt::format(",max_position={}", declaration.max_position);
   if (declaration.negative_positions) text += ",negative_positions=true";
   if (declaration.axes != 1) text += fmt::format(",axes={}", declaration.axes);
   return text + ")";

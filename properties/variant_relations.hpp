@@ -36,7 +36,8 @@ struct RelationSubject {
   std::shared_ptr<const AxesEvaluator> evaluator;
   Spec carrier;
   std::string name;  // how case texts name the subject: a variant's text or a spec's canonical text
-  std::int64_t position_limit = 0;
+  // Each axis's largest coordinate: positions are drawn in [0, position_limits[a]].
+  std::vector<std::int64_t> position_limits;
   // Rotary: the elements rotated together, each checked as one vector; the declared pairs, or
   // the whole rotated slice when the pairing is unknown. Tables: the sin/cos pairs.
   std::vector<std::vector<std::size_t>> groups;
@@ -92,9 +93,10 @@ extern const VariantRelation kVariantBiasTranslation;
 // that run a relation's body on a spec; `evaluator` must outlive the subject.
 RelationSubject rotary_spec_subject(const Evaluator& evaluator, const Spec& spec);
 
-// The N-D position drawn for a relation: one coordinate per axis, each as gen_position(limit)
-// draws it (over one axis, exactly the draw of the one-axis relations before axes existed).
-std::vector<std::int64_t> draw_position(int axes, std::int64_t limit);
+// The N-D position drawn for a relation: one coordinate per axis, each as gen_position(limit of
+// that axis) draws it (over one axis, exactly the draw of the one-axis relations before axes
+// existed).
+std::vector<std::int64_t> draw_position(const std::vector<std::int64_t>& limits);
 // "5" over one axis, "(3,7)" over several.
 std::string position_text(const std::vector<std::int64_t>& position);
 

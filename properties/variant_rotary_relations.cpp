@@ -47,10 +47,14 @@ std::vector<int> moved_axes(const RelationSubject& subject) {
   return every;
 }
 
-// A position that moves only along `axes`, each coordinate as gen_position(limit) draws it.
-Coordinates draw_along(const RelationSubject& subject, const std::vector<int>& axes, std::int64_t limit) {
+// A position that moves only along `axes`, each coordinate as gen_position(half its axis's
+// limit) draws it, so that the sum of two stays in range.
+Coordinates draw_half_along(const RelationSubject& subject, const std::vector<int>& axes) {
   Coordinates position = origin(subject);
-  for (int axis : axes) position[static_cast<std::size_t>(axis)] = *gen_position(limit);
+  for (int axis : axes) {
+    const auto a = static_cast<std::size_t>(axis);
+    position[a] = *gen_position(subject.position_limits[a] / 2);
+  }
   return position;
 }
 
@@ -91,7 +95,7 @@ std::string group_text(const std::vector<std::size_t>& group) {
 // its error vector, |(B_e)_e in group|; A |x| is exact but for the check's own rounding.
 void norm_preserved(const RelationSubject& subject) {
   const std::vector<Wide> x = finite_input(subject.carrier, static_cast<std::size_t>(subject.carrier.d));
-  const AxesPoint p = at(draw_position(subject.axes, subject.position_limit));
+  const AxesPoint p = at(draw_position(subject.position_limits));
   RC_TAG(position_band(largest(p.position)));
   const Evaluation y = subject.evaluate(p, x);
   for (const std::vector<std::size_t>& group : subject.groups) {
@@ -107,11 +111,11 @@ void norm_preserved(const RelationSubject& subject) {
 // <f(q, m), f(k, n)> = <f(q, m + s), f(k, n + s)>: both sides are A^2 <q, R(n - m) k> for
 // commuting generators. m and n move on every axis; the shift s only along the scope's axes.
 void relative_position(const RelationSubject& subject) {
-  const Coordinates m = draw_position(subject.axes, subject.position_limit), n = draw_position(subject.axes, subject.position_limit);
+  const Coordinates m = draw_position(subject.position_limits), n = draw_position(subject.position_limits);
   Coordinates shift = origin(subject);
   for (int axis : moved_axes(subject)) {
     const auto a = static_cast<std::size_t>(axis);
-    shift[a] = *gen_position(subject.position_limit - std::max(m[a], n[a]));
+    shift[a] = *gen_position(subject.position_limits[a] - std::max(m[a], n[a]));
   }
   RC_TAG(position_band(largest(shift)));
   const auto d = static_cast<std::size_t>(subject.carrier.d);
@@ -129,11 +133,10 @@ void relative_position(const RelationSubject& subject) {
 // + eta_s per element) reaches the outer result as R(a) delta, whose norm is A |delta| on each
 // group.
 void composition(const RelationSubject& subject) {
-  const std::int64_t half = subject.position_limit / 2;
   const std::vector<int> axes = moved_axes(subject);
   const bool across = subject.scope.size() == 2;
-  const Coordinates a = draw_along(subject, across ? std::vector<int>{axes[0]} : axes, half);
-  const Coordinates b = draw_along(subject, across ? std::vector<int>{axes[1]} : axes, half);
+  const Coordinates a = draw_half_along(subject, across ? std::vector<int>{axes[0]} : axes);
+  const Coordinates b = draw_half_along(subject, across ? std::vector<int>{axes[1]} : axes);
   RC_TAG(position_band(largest(plus(a, b))));
   const std::vector<Wide> x = finite_input(subject.carrier, static_cast<std::size_t>(subject.carrier.d));
   const AxesPoint outer_at = at(a), inner_at = at(b), zero_at = at(origin(subject)), sum_at = at(plus(a, b));
@@ -189,7 +192,7 @@ std::string needs_negative_positions(const VariantDeclaration& declaration) {
 // <f(x, a), y> = <x, f(y, -a)>: R(-a) = R(a)^T, both sides A <R(a) x, y> (exp(-G) = exp(G)^T
 // for any skew-symmetric G, so this holds whether or not the generators commute).
 void transpose(const RelationSubject& subject) {
-  const AxesPoint a = at(draw_position(subject.axes, subject.position_limit)), minus_a = at(negated(a.position));
+  const AxesPoint a = at(draw_position(subject.position_limits)), minus_a = at(negated(a.position));
   RC_TAG(position_band(largest(a.position)));
   const auto d = static_cast<std::size_t>(subject.carrier.d);
   const std::vector<Wide> x = comparable_input(subject.carrier, d), y = comparable_input(subject.carrier, d);
@@ -210,7 +213,7 @@ void pass_through_untouched(const RelationSubject& subject) {
   const std::vector<Wide> wild = *gen_values(subject.carrier.dtype, x.size(), Finiteness::specials_too);
   for (std::size_t e : pass_through(subject)) x[e] = wild[e];
   RC_TAG(value_kinds(wild, subject.carrier.dtype));
-  const AxesPoint p = at(draw_position(subject.axes, subject.position_limit));
+  const AxesPoint p = at(draw_position(subject.position_limits));
   const Evaluation y = subject.evaluate(p, x);
   for (std::size_t e : pass_through(subject))
     require_identical(y.values[e], x[e], [&] {
@@ -231,7 +234,7 @@ void linearity(const RelationSubject& subject) {
     (in_a[e] ? x_a : x_b)[e] = x[e];
     negated_x[e] = -x[e];
   }
-  const AxesPoint point = at(draw_position(subject.axes, subject.position_limit));
+  const AxesPoint point = at(draw_position(subject.position_limits));
   RC_TAG(position_band(largest(point.position)));
   const Evaluation whole = subject.evaluate(point, x), part_a = subject.evaluate(point, x_a), part_b = subject.evaluate(point, x_b);
   const Evaluation negated = subject.evaluate(point, negated_x);
@@ -270,7 +273,7 @@ rc::Gen<std::int64_t> gen_offset_coordinate(std::int64_t limit) {
 }
 
 Coordinates draw_offset(const RelationSubject& subject) {
-  const std::int64_t limit = subject.position_limit;
+  const std::vector<std::int64_t>& limits = subject.position_limits;
   std::vector<OffsetPattern> patterns{OffsetPattern::one_axis};
   if (subject.axes >= 2)
     patterns.insert(patterns.end(), {OffsetPattern::two_axes_opposite, OffsetPattern::two_axes_alike, OffsetPattern::every_axis});
@@ -278,15 +281,19 @@ Coordinates draw_offset(const RelationSubject& subject) {
   std::vector<int> axes = moved_axes(subject);
   Coordinates offset = origin(subject);
   if (pattern == OffsetPattern::every_axis) {
-    for (std::int64_t& coordinate : offset) coordinate = *gen_offset_coordinate(limit);
+    for (std::size_t axis = 0; axis < offset.size(); ++axis) offset[axis] = *gen_offset_coordinate(limits[axis]);
     return offset;
   }
   const int first = *rc::gen::elementOf(axes);
-  const std::int64_t step = *gen_offset_coordinate(limit);
-  offset[static_cast<std::size_t>(first)] = step;
-  if (pattern == OffsetPattern::one_axis) return offset;
+  if (pattern == OffsetPattern::one_axis) {
+    offset[static_cast<std::size_t>(first)] = *gen_offset_coordinate(limits[static_cast<std::size_t>(first)]);
+    return offset;
+  }
   axes.erase(std::find(axes.begin(), axes.end(), first));
   const int second = *rc::gen::elementOf(axes);
+  const std::int64_t step =
+      *gen_offset_coordinate(std::min(limits[static_cast<std::size_t>(first)], limits[static_cast<std::size_t>(second)]));
+  offset[static_cast<std::size_t>(first)] = step;
   offset[static_cast<std::size_t>(second)] = pattern == OffsetPattern::two_axes_alike ? step : -step;
   return offset;
 }
@@ -302,7 +309,7 @@ void reversible(const RelationSubject& subject) {
   Coordinates p = origin(subject);
   for (std::size_t axis = 0; axis < p.size(); ++axis) {
     const std::int64_t low = std::max<std::int64_t>(0, -offset[axis]);
-    p[axis] = low + *gen_position(subject.position_limit - (offset[axis] < 0 ? -offset[axis] : offset[axis]));
+    p[axis] = low + *gen_position(subject.position_limits[axis] - (offset[axis] < 0 ? -offset[axis] : offset[axis]));
   }
   const AxesPoint here = at(p), there = at(plus(p, offset));
   RC_TAG(position_band(largest(offset)));

@@ -191,22 +191,22 @@ std::shared_ptr<const AxesEvaluator> variant_evaluator(const VariantKernel& kern
 
 RelationSubject variant_subject(const VariantKernel& kernel, const VariantDeclaration& declaration) {
   RelationSubject subject{variant_evaluator(kernel, declaration), carrier_spec(declaration), variant_text(declaration),
-                          declaration.max_position, {}, from_decimal<Wide>(declaration.amplitude),
+                          axis_limits(declaration), {}, from_decimal<Wide>(declaration.amplitude),
                           declaration.negative_positions, declaration.axes, {}};
   subject.groups = declared_groups(declaration, subject.carrier);
   return subject;
 }
 
 RelationSubject rotary_spec_subject(const Evaluator& evaluator, const Spec& spec) {
-  RelationSubject subject{std::make_shared<SpecOnOneAxis>(evaluator), spec, spec.canonical(), position_limit(spec), {}, Wide(1),
-                          true, 1, {}};
+  RelationSubject subject{std::make_shared<SpecOnOneAxis>(evaluator), spec, spec.canonical(), {position_limit(spec)}, {},
+                          Wide(1), true, 1, {}};
   for (const auto& [a, b] : rotary_pairs(spec)) subject.groups.push_back({a, b});
   return subject;
 }
 
-std::vector<std::int64_t> draw_position(int axes, std::int64_t limit) {
+std::vector<std::int64_t> draw_position(const std::vector<std::int64_t>& limits) {
   std::vector<std::int64_t> position;
-  for (int axis = 0; axis < axes; ++axis) position.push_back(*gen_position(limit));
+  for (std::int64_t limit : limits) position.push_back(*gen_position(limit));
   return position;
 }
 

@@ -30,11 +30,11 @@ std::string needs_declared_pairs(const VariantDeclaration& declaration) {
 // +inf). Each expected entry c PE(p)_a - s PE(p)_b then errs by at most that times |PE(p)_a| +
 // |PE(p)_b| <= 2 (A + B_p), and the exact block, a rotation, carries PE(p)'s own error B_p.
 void shift_is_a_fixed_block_map(const RelationSubject& subject) {
-  const std::vector<std::int64_t> p = draw_position(subject.axes, subject.position_limit);
+  const std::vector<std::int64_t> p = draw_position(subject.position_limits);
   std::vector<std::int64_t> k, p_plus_k;
-  for (std::int64_t coordinate : p) {
-    k.push_back(*gen_position(subject.position_limit - coordinate));
-    p_plus_k.push_back(coordinate + k.back());
+  for (std::size_t axis = 0; axis < p.size(); ++axis) {
+    k.push_back(*gen_position(subject.position_limits[axis] - p[axis]));
+    p_plus_k.push_back(p[axis] + k.back());
   }
   RC_TAG(position_band(*std::max_element(p_plus_k.begin(), p_plus_k.end())));
   const AxesPoint zero_at = row(std::vector<std::int64_t>(p.size(), 0)), k_at = row(k), p_at = row(p), target_at = row(p_plus_k);
@@ -62,7 +62,7 @@ void shift_is_a_fixed_block_map(const RelationSubject& subject) {
 
 // |PE(p)| = A on every pair, within the norm of the pair's error vector.
 void pairs_lie_on_the_declared_circle(const RelationSubject& subject) {
-  const AxesPoint p = row(draw_position(subject.axes, subject.position_limit));
+  const AxesPoint p = row(draw_position(subject.position_limits));
   RC_TAG(position_band(*std::max_element(p.position.begin(), p.position.end())));
   const Evaluation at = subject.evaluate(p, {});
   for (const std::vector<std::size_t>& group : subject.groups)

@@ -236,6 +236,21 @@ def _variant_adapter(fn, kind, dtype, array):
     return adapter
 
 
+def _axis_max_positions(max_position, axes):
+    """[] for one integer max_position (every axis), or its N integers, one per axis."""
+    if isinstance(max_position, numbers.Integral) and not isinstance(max_position, bool):
+        return []
+    if isinstance(max_position, (str, bytes)) or not hasattr(max_position, "__len__"):
+        raise VariantError(f"max_position: {max_position!r} is neither an integer nor one integer per axis")
+    values = list(max_position)
+    if len(values) != axes:
+        raise VariantError(f"max_position: {max_position!r} has {len(values)} entries; the declaration has axes={axes}")
+    for value in values:
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+            raise VariantError(f"max_position: {max_position!r} holds {value!r}, which is not an integer")
+    return [int(value) for value in values]
+
+
 def properties(fn, kind="rotary", d=None, dtype="fp32", precision="exact-angle", *, pairing="unknown", rot=0, rot_at="first",
                amplitude=1, max_frequency=1, theta="hf", base=10000, max_position=2**31 - 1, negative_positions=False,
                symmetric=False, axes=1, seed=None, cases=200, array="numpy"):
@@ -244,7 +259,9 @@ def properties(fn, kind="rotary", d=None, dtype="fp32", precision="exact-angle",
     kind "rotary": fn(x, positions) -> y, x a [rows, d] array of dtype, positions [rows] int64;
     kind "table": fn(positions) -> [rows, d]; kind "bias": fn(query_positions, key_positions) ->
     [rows, heads] (d = heads). axes=N > 1: every position is [rows, N] int64 instead (an image's
-    (x, y), a video's (t, h, w)), each coordinate in [0, max_position]; max_frequency then bounds
+    (x, y), a video's (t, h, w)), each coordinate in [0, max_position], or in [0, max_position[a]]
+    when max_position gives one integer per axis (a VariantError names any other shape or value);
+    max_frequency then bounds
     |angle| by max_frequency * (|p_1| + ... + |p_N|), and the relative, composition and translation
     relations also run along each axis ("name[axis a]") and composition across each pair of axes
     ("name[axes a,b]"): PropertiesResult.along() and .across() collect them. The declaration says what the relations may assume (properties/README.md,
@@ -262,14 +279,16 @@ def properties(fn, kind="rotary", d=None, dtype="fp32", precision="exact-angle",
     if dtype not in ("fp64", "fp32", "fp16", "bf16"):
         raise VariantError(f"dtype: {dtype!r} is not a dtype; expected fp64, fp32, fp16 or bf16")
     integers = {}
-    for key, value in (("axes", axes), ("max_position", max_position), ("rot", rot)):
+    for key, value in (("axes", axes), ("rot", rot)):
         if not isinstance(value, numbers.Integral) or isinstance(value, bool):
             raise VariantError(f"{key}: {value!r} is not an integer")
         integers[key] = int(value)
+    axis_max_positions = _axis_max_positions(max_position, integers["axes"])
     declaration = dict(kind=kind, d=d, dtype=dtype, precision=precision, pairing=pairing, rot=integers["rot"], rot_at=rot_at,
                        amplitude=amplitude, max_frequency=max_frequency, theta=theta, base=base,
-                       max_position=integers["max_position"], negative_positions=negative_positions, symmetric=symmetric,
-                       axes=integers["axes"])
+                       max_position=max(axis_max_positions) if axis_max_positions else max_position,
+                       negative_positions=negative_positions, symmetric=symmetric, axes=integers["axes"],
+                       axis_max_positions=axis_max_positions)
     answer = _peconform._properties(_variant_adapter(fn, kind, dtype, array), declaration,
                                     seed=DEFAULT_SEED if seed is None else seed, cases=cases)
     return PropertiesResult(answer)

@@ -106,6 +106,7 @@ py::dict run(const py::object& adapter, const py::dict& declared, std::uint64_t 
   declaration.negative_positions = declared["negative_positions"].cast<bool>();
   declaration.symmetric = declared["symmetric"].cast<bool>();
   declaration.axes = declared["axes"].cast<int>();
+  declaration.axis_max_positions = declared["axis_max_positions"].cast<std::vector<std::int64_t>>();
   if (cases < 1) throw VariantError(fmt::format("cases: {} is not a count of cases; expected 1 or more", cases));
 
   const PythonVariantKernel kernel(adapter, declaration);

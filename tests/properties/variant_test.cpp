@@ -594,6 +594,33 @@ TEST(VariantAxes, TwoDTablesAndBiases) {
   EXPECT_EQ(on_sum.at("alibiBiasIsTranslationInvariant[axis 1]"), VariantVerdict::held);
 }
 
+// Each axis's own range: an axial 2-D RoPE drawn over [0, 4096] x [0, 7] holds every relation
+// and is called with coordinates up to exactly those (negated for the transpose); a range list
+// naming another count of axes, or leaving an axis only position 0, is a VariantError.
+TEST(VariantAxes, PerAxisRangesAreDrawnAndCheckedForShape) {
+  struct Recording final : VariantKernel {
+    AxesRotary rope = axial(8, 2);
+    mutable std::int64_t largest[2] = {0, 0};
+    std::vector<double> evaluate(const VariantBatch& batch) const override {
+      for (std::size_t r = 0; r < batch.rows(); ++r)
+        for (std::size_t a = 0; a < 2; ++a) largest[a] = std::max(largest[a], std::abs(batch.positions[2 * r + a]));
+      return rope.evaluate(batch);
+    }
+  } recording;
+  VariantDeclaration declaration = axes_declaration(8, 2);
+  declaration.axis_max_positions = {4096, 7};
+  for (const auto& [name, verdict] : run(recording, declaration)) {
+    const bool refused = name == "partialRotaryLeavesPassThroughDimsBitIdentical";
+    EXPECT_EQ(verdict, refused ? VariantVerdict::refused : VariantVerdict::held) << name;
+  }
+  EXPECT_EQ(recording.largest[0], 4096);
+  EXPECT_EQ(recording.largest[1], 7);
+  for (const std::vector<std::int64_t>& bad : {std::vector<std::int64_t>{16}, std::vector<std::int64_t>{16, 0}}) {
+    declaration.axis_max_positions = bad;
+    EXPECT_THROW(run_variant_properties(axial(8, 2), declaration), VariantError);
+  }
+}
+
 TEST(VariantAxes, AxesOutsideOneToSixteenAreNamed) {
   for (int axes : {0, -2, 17}) {
     try {

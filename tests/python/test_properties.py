@@ -1,4 +1,6 @@
 """peconform.properties(): the catalog's relations on callables that have no Spec."""
+import re
+
 import numpy as np
 import pytest
 
@@ -202,3 +204,38 @@ def test_one_axis_draws_the_cases_it_drew_before_axes_existed(kind, fn, d, decla
     count, digest = ONE_AXIS_CALLS[kind]
     assert hashlib.sha256(b"".join(calls[:count])).hexdigest() == digest
     assert kind == "rotary" or len(calls) == count
+
+
+def test_each_axis_can_have_its_own_range():
+    """A y axis of period 4 collides over [0, 1023] and not over [0, 3]; positions stay in range."""
+    largest = np.zeros(2, dtype=np.int64)
+
+    def periodic_y(x, positions):
+        largest[:] = np.maximum(largest, np.abs(positions).max(axis=0))
+        quarter = D // 4
+        theta_x = 100.0 ** (-np.arange(quarter, dtype=np.float64) / quarter)
+        theta_y = 2 * np.pi / 4 * np.array([1, 1, 3, 3])[:quarter]
+        angles = np.concatenate([positions[:, :1] * theta_x, positions[:, 1:2] * theta_y], axis=1)
+        cos, sin = np.cos(angles), np.sin(angles)
+        a, b = x[:, : D // 2].astype(np.float64), x[:, D // 2 :].astype(np.float64)
+        return np.concatenate([a * cos - b * sin, a * sin + b * cos], axis=1).astype(x.dtype)
+
+    reversible = "distinctPositionsGiveDistinctRotations"
+    wide = peconform.properties(periodic_y, kind="rotary", d=D, pairing="half", axes=2, max_position=1023,
+                                max_frequency=5, cases=100)
+    assert wide[reversible].verdict == "failed", str(wide[reversible])
+    largest[:] = 0
+    narrow = peconform.properties(periodic_y, kind="rotary", d=D, pairing="half", axes=2, max_position=(1023, 3),
+                                  max_frequency=5, cases=100)
+    assert narrow[reversible].verdict == "held", str(narrow[reversible])
+    assert list(largest) == [1023, 3]
+    assert "max_position=(1023,3)" in narrow.variant
+
+
+@pytest.mark.parametrize("max_position, named", [((16,), "has 1 entries; the declaration has axes=2"),
+                                                  ((16, "16"), "holds '16', which is not an integer"),
+                                                  (2.5, "neither an integer nor one integer per axis"),
+                                                  ((16, 0), "leaves axis 1 no position but 0")])
+def test_a_per_axis_range_of_the_wrong_shape_or_type_is_named(max_position, named):
+    with pytest.raises(peconform.VariantError, match=re.escape(named)):
+        peconform.properties(axial_2d, kind="rotary", d=D, axes=2, max_position=max_position)
