@@ -51,7 +51,19 @@ struct VariantDeclaration {
   bool negative_positions = false;
   // Bias: whether b(i, j) = b(j, i) is part of the scheme (ALiBi's symmetric mode).
   bool symmetric = false;
+  // The position axes (issue 49): a position is `axes` int64 coordinates (x, y for an image,
+  // t, h, w for a video), each drawn in [0, max_position]. 1 is a sequence, as before: the same
+  // relations, drawing the same cases for the same seed. Under fp32-angle and for the bound,
+  // |phi(p)| <= max_frequency (|p_1| + ... + |p_N|).
+  int axes = 1;
+  // Each axis's own largest coordinate (an image's width and height, a video's frame count), one
+  // per axis; empty: max_position on every axis.
+  std::vector<std::int64_t> axis_max_positions;
 };
+// The largest coordinate of each axis: axis_max_positions, or max_position `axes` times.
+std::vector<std::int64_t> axis_limits(const VariantDeclaration& declaration);
+// The most axes a declaration may have.
+inline constexpr int kMostAxes = 16;
 
 // Thrown for a declaration that names an impossible value; the message names the key and value.
 class VariantError : public std::invalid_argument {
@@ -72,13 +84,15 @@ VariantPairing variant_pairing_named(std::string_view text);
 // rotary  rows positions and rows x d inputs (row-major) -> rows x d outputs;
 // table   rows positions -> rows x d entries;
 // bias    rows query positions and rows key positions -> rows x d biases (d = heads).
+// A position is `axes` coordinates: positions (and keys) hold rows x axes of them, row-major.
 // Inputs and outputs are doubles holding values of the declared dtype (each dtype's values are
 // exact in double).
 struct VariantBatch {
+  int axes = 1;
   std::vector<std::int64_t> positions;
   std::vector<std::int64_t> keys;  // bias only
   std::vector<double> inputs;      // rotary only
-  std::size_t rows() const { return positions.size(); }
+  std::size_t rows() const { return positions.size() / static_cast<std::size_t>(axes); }
 };
 
 // The variant under test. It is called on the thread that runs the properties only (a Python
@@ -99,8 +113,13 @@ enum class VariantVerdict {
 std::string_view variant_verdict_name(VariantVerdict verdict);
 
 struct VariantPropertyResult {
-  std::string name;       // the catalog property's name
+  // The catalog property's name; over N > 1 axes, a relation checked along one axis or across
+  // two carries them: "innerProductDependsOnlyOnRelativePosition[axis 1]", "...[axes 0,2]".
+  std::string name;
   std::string relation;   // what it states of a variant
+  // What the relation was checked over: "all axes", "axis 1", "axes 0 and 2"; for the norm,
+  // also "each declared pair" or "the whole rotated slice" (pairing unknown: a dense rotation).
+  std::string scope;
   VariantVerdict verdict = VariantVerdict::held;
   std::string reason;          // refused or not constrained: why
   std::string counterexample;  // failed: the relation, the shrunk case, the values, the ratio to the tolerance

@@ -1,5 +1,6 @@
 // A variant's declaration: its checks, its text and the names of its enums.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "properties/variant.hpp"
 
@@ -50,6 +51,10 @@ std::string_view variant_verdict_name(VariantVerdict verdict) {
 }
 
 void validate(const VariantDeclaration& declaration) {
+  if (declaration.axes < 1 || declaration.axes > kMostAxes)
+    throw VariantError(fmt::format("axes: {} is not a count of position axes; expected 1 to {} (the relations across axes run for "
+                                   "each of the N (N - 1) / 2 pairs)",
+                                   declaration.axes, kMostAxes));
   const int d = declaration.d;
   if (d < 1) throw VariantError(fmt::format("d: {} is not a positive dimension", d));
   if (declaration.rot < 0 || declaration.rot > d)
@@ -71,6 +76,19 @@ void validate(const VariantDeclaration& declaration) {
     throw VariantError(fmt::format("base: {} is not above 1", declaration.base.text()));
   if (declaration.max_position < 1)
     throw VariantError(fmt::format("max_position: {} leaves no position but 0 to draw", declaration.max_position));
+  if (!declaration.axis_max_positions.empty() && declaration.axis_max_positions.size() != static_cast<std::size_t>(declaration.axes))
+    throw VariantError(fmt::format("max_position: ({}) names {} axes; the declaration has axes = {}",
+                                   fmt::join(declaration.axis_max_positions, ","), declaration.axis_max_positions.size(),
+                                   declaration.axes));
+  for (std::size_t axis = 0; axis < declaration.axis_max_positions.size(); ++axis)
+    if (declaration.axis_max_positions[axis] < 1)
+      throw VariantError(fmt::format("max_position: ({}) leaves axis {} no position but 0 to draw",
+                                     fmt::join(declaration.axis_max_positions, ","), axis));
+}
+
+std::vector<std::int64_t> axis_limits(const VariantDeclaration& declaration) {
+  if (!declaration.axis_max_positions.empty()) return declaration.axis_max_positions;
+  return std::vector<std::int64_t>(static_cast<std::size_t>(declaration.axes), declaration.max_position);
 }
 
 std::string variant_text(const VariantDeclaration& declaration) {
@@ -83,8 +101,12 @@ std::string variant_text(const VariantDeclaration& declaration) {
   if (declaration.precision == PrecisionClass::fp32_angle)
     text += fmt::format(",theta={},base={}", theta_recipe_name(declaration.theta), declaration.base.text());
   if (declaration.max_frequency != Decimal(1)) text += fmt::format(",max_frequency={}", declaration.max_frequency.text());
-  if (declaration.max_position != 2147483647) text += fmt::format(",max_position={}", declaration.max_position);
+  if (!declaration.axis_max_positions.empty())
+    text += fmt::format(",max_position=({})", fmt::join(declaration.axis_max_positions, ","));
+  else if (declaration.max_position != 2147483647)
+    text += fmt::format(",max_position={}", declaration.max_position);
   if (declaration.negative_positions) text += ",negative_positions=true";
+  if (declaration.axes != 1) text += fmt::format(",axes={}", declaration.axes);
   return text + ")";
 }
 

@@ -7,6 +7,8 @@
 // what the relation may assume of it. A variant (variant.hpp) becomes one; so does a spec on any
 // Implementation, for the relations the catalog also runs through the same body.
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,32 +18,59 @@
 
 namespace peconform {
 
+// Where a variant is evaluated: a position of `axes` coordinates, and for a bias the key's.
+struct AxesPoint {
+  std::vector<std::int64_t> position, key;
+};
+
+// Evaluates a subject at an AxesPoint: its values and the bound of each (checks.hpp's +inf
+// for an unconstrained element), as an Evaluator does at a Point.
+class AxesEvaluator {
+ public:
+  virtual ~AxesEvaluator() = default;
+  virtual std::vector<Wide> evaluate(const AxesPoint& point, std::span<const Wide> input) const = 0;
+  virtual std::vector<Wide> error_bounds(const AxesPoint& point, std::span<const Wide> input) const = 0;
+};
+
 struct RelationSubject {
-  const Evaluator& evaluator;
+  std::shared_ptr<const AxesEvaluator> evaluator;
   Spec carrier;
   std::string name;  // how case texts name the subject: a variant's text or a spec's canonical text
-  std::int64_t position_limit = 0;
+  // Each axis's largest coordinate: positions are drawn in [0, position_limits[a]].
+  std::vector<std::int64_t> position_limits;
   // Rotary: the elements rotated together, each checked as one vector; the declared pairs, or
   // the whole rotated slice when the pairing is unknown. Tables: the sin/cos pairs.
   std::vector<std::vector<std::size_t>> groups;
   Wide amplitude{1};
   bool negative_positions = false;
+  int axes = 1;
+  // The axes a relation stated per axis moves positions along (VariantRelation::forms): one
+  // axis, two (the first move along the first, the second along the second), or none: all.
+  std::vector<int> scope;
 
-  // "variant(...) at 5", "variant(...) at 3:7"; several points: "variant(...) at 5; 0; 12".
-  std::string case_text(const Point& point) const;
-  std::string case_text(const std::vector<Point>& points) const;
+  // "variant(...) at 5", "variant(...) at (3,7)", a bias "at 5:2"; several points joined by "; ".
+  std::string case_text(const AxesPoint& point) const;
+  std::string case_text(const std::vector<AxesPoint>& points) const;
   // One evaluation, its failures and thrown exceptions named by case_text().
-  Evaluation evaluate(const Point& point, std::vector<Wide> input) const;
+  Evaluation evaluate(const AxesPoint& point, std::vector<Wide> input) const;
 };
+
+// Which forms of a relation run over N > 1 axes: the relation over Z^N alone, also along each
+// axis alone, or also across each pair of axes (the first move along one, the second along the
+// other). Over one axis every relation runs once, as it always has.
+enum class AxisForms { whole, per_axis, per_axis_and_pair };
 
 // A relation's tag on a catalog property: which kind of variant it applies to, what it states,
 // when it does not constrain a declaration (refusal returns the reason, or "" when it applies),
-// and its body.
+// its body, and the forms it takes over several axes.
 struct VariantRelation {
   VariantKind kind;
   std::string_view statement;
   std::string (*refusal)(const VariantDeclaration& declaration);
   void (*check)(const RelationSubject& subject);
+  AxisForms forms = AxisForms::whole;
+  // What a run checked it over beyond the axes, for the result's scope ("" when only the axes).
+  std::string (*checked_over)(const VariantDeclaration& declaration) = nullptr;
 };
 
 // Rotary (variant_rotary_relations.cpp).
@@ -52,15 +81,24 @@ extern const VariantRelation kVariantIdentityAtZero;
 extern const VariantRelation kVariantTranspose;
 extern const VariantRelation kVariantPassThrough;
 extern const VariantRelation kVariantLinearity;
+extern const VariantRelation kVariantReversible;
 // Tables (variant_table_relations.cpp).
 extern const VariantRelation kVariantTableShift;
 extern const VariantRelation kVariantTableRadius;
 // Biases (variant_bias_relations.cpp).
 extern const VariantRelation kVariantBiasTranslation;
 
-// A rotary spec as a RelationSubject: its pairs, its amplitude left to the relation (1), the
-// catalog's position limit. For catalog properties that run a relation's body on a spec.
+// A rotary spec as a RelationSubject over one axis (the point's first coordinate): its pairs,
+// its amplitude left to the relation (1), the catalog's position limit. For catalog properties
+// that run a relation's body on a spec; `evaluator` must outlive the subject.
 RelationSubject rotary_spec_subject(const Evaluator& evaluator, const Spec& spec);
+
+// The N-D position drawn for a relation: one coordinate per axis, each as gen_position(limit of
+// that axis) draws it (over one axis, exactly the draw of the one-axis relations before axes
+// existed).
+std::vector<std::int64_t> draw_position(const std::vector<std::int64_t>& limits);
+// "5" over one axis, "(3,7)" over several.
+std::string position_text(const std::vector<std::int64_t>& position);
 
 // The norm of `values` over `elements`, scaled so that it neither overflows nor underflows;
 // of an evaluation's bounds, the bound on the norm of its error over those elements.

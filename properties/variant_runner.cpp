@@ -1,5 +1,8 @@
 // run_variant_properties: the catalog's properties tagged with a relation for the declared kind,
-// each run by RapidCheck (which shrinks a failing case) on the calling thread.
+// then the relations only a variant has, each run by RapidCheck (which shrinks a failing case)
+// on the calling thread; over N > 1 axes, also along each axis and across each pair of axes
+// where the relation says so (VariantRelation::forms).
+#include <fmt/format.h>
 #include <rapidcheck.h>
 
 #include <iostream>
@@ -36,15 +39,13 @@ std::string drawn_text(const std::string& type, const std::string& value) {
   if (type.find("float128") != std::string::npos) return "input values: " + value;
   if (type == "long") return "position: " + value;
   if (type.find("vector<bool") != std::string::npos) return "split (true: x_A): " + value;
+  if (type.find("OffsetPattern") != std::string::npos) return "offset: " + value;
+  if (type == "int") return "axis: " + value;
   return type + ": " + value;
 }
 
-VariantPropertyResult run_one(const Property& property, const RelationSubject& subject, const VariantRunOptions& options) {
-  const VariantRelation& relation = *property.variant;
-  VariantPropertyResult out;
-  out.name = std::string(property.name);
-  out.relation = std::string(relation.statement);
-  out.seed = property_seed(options.seed, property.name);
+VariantPropertyResult run_one(const VariantRelation& relation, const RelationSubject& subject, VariantPropertyResult out,
+                              const VariantRunOptions& options) {
   rc::detail::TestMetadata metadata;
   metadata.id = out.name;
   metadata.description = out.name;
@@ -97,29 +98,69 @@ VariantPropertyResult run_one(const Property& property, const RelationSubject& s
   return out;
 }
 
+// The relations only a variant is checked on: a spec's reference needs no reversibility check,
+// and under fp32-angle past 2^24 positions that differ by one are meant to collide.
+struct VariantOnlyRelation {
+  std::string_view name;
+  const VariantRelation* relation;
+};
+const VariantOnlyRelation kVariantOnlyRelations[] = {{"distinctPositionsGiveDistinctRotations", &kVariantReversible}};
+
+// One run of a relation: over one axis, or over N > 1 as a whole ("all axes"), along axis a
+// ("name[axis a]") or across axes a and b ("name[axes a,b]"). Each name has its own seed.
+struct Form {
+  std::string name, scope;
+  std::vector<int> axes;
+};
+
+std::vector<Form> forms_of(std::string_view name, const VariantRelation& relation, int axes) {
+  std::vector<Form> forms{{std::string(name), axes > 1 ? "all axes" : "", {}}};
+  if (axes == 1 || relation.forms == AxisForms::whole) return forms;
+  for (int axis = 0; axis < axes; ++axis)
+    forms.push_back({fmt::format("{}[axis {}]", name, axis), fmt::format("axis {}", axis), {axis}});
+  if (relation.forms != AxisForms::per_axis_and_pair) return forms;
+  for (int first = 0; first < axes; ++first)
+    for (int second = first + 1; second < axes; ++second)
+      forms.push_back({fmt::format("{}[axes {},{}]", name, first, second), fmt::format("axes {} and {}", first, second),
+                       {first, second}});
+  return forms;
+}
+
+void run_relation(std::string_view name, const VariantRelation& relation, const VariantDeclaration& declaration,
+                  const RelationSubject& subject, const VariantRunOptions& options, std::vector<VariantPropertyResult>& results) {
+  const std::string refusal = relation.refusal(declaration);
+  const std::string checked_over = relation.checked_over != nullptr ? relation.checked_over(declaration) : "";
+  for (const Form& form : forms_of(name, relation, declaration.axes)) {
+    VariantPropertyResult out;
+    out.name = form.name;
+    out.relation = std::string(relation.statement);
+    out.scope = form.scope.empty() ? checked_over : checked_over.empty() ? form.scope : form.scope + "; " + checked_over;
+    out.seed = property_seed(options.seed, form.name);
+    if (!refusal.empty()) {
+      out.verdict = VariantVerdict::refused;
+      out.reason = refusal;
+      results.push_back(std::move(out));
+      continue;
+    }
+    RelationSubject scoped = subject;
+    scoped.scope = form.axes;
+    results.push_back(run_one(relation, scoped, std::move(out), options));
+  }
+}
+
 }  // namespace
 
 std::vector<VariantPropertyResult> run_variant_properties(const VariantKernel& kernel, const VariantDeclaration& declaration,
                                                           const VariantRunOptions& options) {
   validate(declaration);
   if (options.cases < 1) throw VariantError("cases: " + std::to_string(options.cases) + " is not a positive number of cases");
-  const auto evaluator = variant_evaluator(kernel, declaration);
-  const RelationSubject subject = variant_subject(*evaluator, declaration);
+  const RelationSubject subject = variant_subject(kernel, declaration);
   std::vector<VariantPropertyResult> results;
-  for (const Property& property : all_properties()) {
-    if (property.variant == nullptr || property.variant->kind != declaration.kind) continue;
-    if (std::string reason = property.variant->refusal(declaration); !reason.empty()) {
-      VariantPropertyResult refused;
-      refused.name = std::string(property.name);
-      refused.relation = std::string(property.variant->statement);
-      refused.verdict = VariantVerdict::refused;
-      refused.reason = std::move(reason);
-      refused.seed = property_seed(options.seed, property.name);
-      results.push_back(std::move(refused));
-      continue;
-    }
-    results.push_back(run_one(property, subject, options));
-  }
+  for (const Property& property : all_properties())
+    if (property.variant != nullptr && property.variant->kind == declaration.kind)
+      run_relation(property.name, *property.variant, declaration, subject, options, results);
+  for (const VariantOnlyRelation& only : kVariantOnlyRelations)
+    if (only.relation->kind == declaration.kind) run_relation(only.name, *only.relation, declaration, subject, options, results);
   return results;
 }
 

@@ -1,6 +1,7 @@
 #include "properties/variant_subject.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
@@ -36,7 +37,7 @@ std::vector<std::vector<std::size_t>> declared_groups(const VariantDeclaration& 
   return groups;
 }
 
-class VariantEvaluator final : public Evaluator {
+class VariantEvaluator final : public AxesEvaluator {
  public:
   VariantEvaluator(const VariantKernel& kernel, const VariantDeclaration& declaration)
       : kernel_(kernel), declaration_(declaration), carrier_(carrier_spec(declaration)),
@@ -48,17 +49,19 @@ class VariantEvaluator final : public Evaluator {
     groups_ = declared_groups(declaration, carrier_);
   }
 
-  std::vector<Wide> evaluate(const Point& point, std::span<const Wide> input) const override {
-    if (cached_ && cached_point_ == point && std::equal(input.begin(), input.end(), cached_input_.begin(), cached_input_.end()))
+  std::vector<Wide> evaluate(const AxesPoint& point, std::span<const Wide> input) const override {
+    if (cached_ && cached_point_.position == point.position && cached_point_.key == point.key &&
+        std::equal(input.begin(), input.end(), cached_input_.begin(), cached_input_.end()))
       return cached_values_;
     VariantBatch batch;
-    batch.positions.push_back(point.c[0]);
-    if (declaration_.kind == VariantKind::bias) batch.keys.push_back(point.c[1]);
+    batch.axes = declaration_.axes;
+    batch.positions = point.position;
+    if (declaration_.kind == VariantKind::bias) batch.keys = point.key;
     for (const Wide& value : input) batch.inputs.push_back(static_cast<double>(value));
     const std::vector<double> out = kernel_.evaluate(batch);
     const auto expected = static_cast<std::size_t>(declaration_.d);
     if (out.size() != expected)
-      throw std::runtime_error(fmt::format("the variant returned {} values for one row; the declaration says d = {}",
+      throw std::runtime_error(fmt::format("wrong-return: the variant returned {} values for one row; the declaration says d = {}",
                                            out.size(), expected));
     cached_values_.assign(out.begin(), out.end());
     cached_point_ = point;
@@ -67,7 +70,7 @@ class VariantEvaluator final : public Evaluator {
     return cached_values_;
   }
 
-  std::vector<Wide> error_bounds(const Point& point, std::span<const Wide> input) const override {
+  std::vector<Wide> error_bounds(const AxesPoint& point, std::span<const Wide> input) const override {
     const std::vector<Wide> values = evaluate(point, input);
     switch (declaration_.kind) {
       case VariantKind::rotary: return rotary_bounds(point, input, values);
@@ -78,9 +81,14 @@ class VariantEvaluator final : public Evaluator {
   }
 
  private:
-  Wide angle_at(const Point& point) const { return max_frequency_ * abs(Wide(point.c[0])); }
+  // |phi(p)| <= max_frequency |p|_1 (variant.hpp, axes).
+  Wide angle_at(const AxesPoint& point) const {
+    Wide sum(0);
+    for (std::int64_t coordinate : point.position) sum += abs(Wide(coordinate));
+    return max_frequency_ * sum;
+  }
 
-  std::vector<Wide> rotary_bounds(const Point& point, std::span<const Wide> input, const std::vector<Wide>& values) const {
+  std::vector<Wide> rotary_bounds(const AxesPoint& point, std::span<const Wide> input, const std::vector<Wide>& values) const {
     std::vector<Wide> bounds(values.size(), Wide(0));
     const Wide infinity = std::numeric_limits<Wide>::infinity();
     const auto terms = rotary_bound_terms<Wide>(carrier_, angle_at(point), log(amplitude_), growth_);
@@ -94,7 +102,7 @@ class VariantEvaluator final : public Evaluator {
     return bounds;
   }
 
-  std::vector<Wide> table_bounds(const Point& point, const std::vector<Wide>& values) const {
+  std::vector<Wide> table_bounds(const AxesPoint& point, const std::vector<Wide>& values) const {
     std::vector<Wide> bounds(values.size());
     const Wide final = Wide(format_constants(carrier_.dtype).unit) +
                        (compute_dtype(carrier_.dtype) != carrier_.dtype ? Wide(format_constants(compute_dtype(carrier_.dtype)).unit) : Wide(0));
@@ -124,7 +132,7 @@ class VariantEvaluator final : public Evaluator {
   std::vector<std::vector<std::size_t>> groups_;
   // The last call, which error_bounds() reads back rather than calling the kernel again.
   mutable bool cached_ = false;
-  mutable Point cached_point_;
+  mutable AxesPoint cached_point_;
   mutable std::vector<Wide> cached_input_, cached_values_;
 };
 
@@ -157,38 +165,75 @@ Spec carrier_spec(const VariantDeclaration& declaration) {
   return spec;
 }
 
-std::unique_ptr<Evaluator> variant_evaluator(const VariantKernel& kernel, const VariantDeclaration& declaration) {
-  return std::make_unique<VariantEvaluator>(kernel, declaration);
+namespace {
+
+// A spec's Evaluator at one axis: the position is the point's first coordinate, as the
+// one-axis relations have always evaluated a spec.
+class SpecOnOneAxis final : public AxesEvaluator {
+ public:
+  explicit SpecOnOneAxis(const Evaluator& evaluator) : evaluator_(evaluator) {}
+  std::vector<Wide> evaluate(const AxesPoint& point, std::span<const Wide> input) const override {
+    return evaluator_.evaluate(Point{{point.position.at(0), 0, 0}}, input);
+  }
+  std::vector<Wide> error_bounds(const AxesPoint& point, std::span<const Wide> input) const override {
+    return evaluator_.error_bounds(Point{{point.position.at(0), 0, 0}}, input);
+  }
+
+ private:
+  const Evaluator& evaluator_;
+};
+
+}  // namespace
+
+std::shared_ptr<const AxesEvaluator> variant_evaluator(const VariantKernel& kernel, const VariantDeclaration& declaration) {
+  return std::make_shared<VariantEvaluator>(kernel, declaration);
 }
 
-RelationSubject variant_subject(const Evaluator& evaluator, const VariantDeclaration& declaration) {
-  RelationSubject subject{evaluator, carrier_spec(declaration), variant_text(declaration), declaration.max_position, {},
-                          from_decimal<Wide>(declaration.amplitude), declaration.negative_positions};
+RelationSubject variant_subject(const VariantKernel& kernel, const VariantDeclaration& declaration) {
+  RelationSubject subject{variant_evaluator(kernel, declaration), carrier_spec(declaration), variant_text(declaration),
+                          axis_limits(declaration), {}, from_decimal<Wide>(declaration.amplitude),
+                          declaration.negative_positions, declaration.axes, {}};
   subject.groups = declared_groups(declaration, subject.carrier);
   return subject;
 }
 
 RelationSubject rotary_spec_subject(const Evaluator& evaluator, const Spec& spec) {
-  RelationSubject subject{evaluator, spec, spec.canonical(), position_limit(spec), {}, Wide(1), true};
+  RelationSubject subject{std::make_shared<SpecOnOneAxis>(evaluator), spec, spec.canonical(), {position_limit(spec)}, {},
+                          Wide(1), true, 1, {}};
   for (const auto& [a, b] : rotary_pairs(spec)) subject.groups.push_back({a, b});
   return subject;
 }
 
-std::string RelationSubject::case_text(const Point& point) const {
-  return fmt::format("{} at {}", name, format_point(carrier.family, point));
+std::vector<std::int64_t> draw_position(const std::vector<std::int64_t>& limits) {
+  std::vector<std::int64_t> position;
+  for (std::int64_t limit : limits) position.push_back(*gen_position(limit));
+  return position;
 }
 
-std::string RelationSubject::case_text(const std::vector<Point>& points) const {
+std::string position_text(const std::vector<std::int64_t>& position) {
+  if (position.size() == 1) return fmt::format("{}", position[0]);
+  return fmt::format("({})", fmt::join(position, ","));
+}
+
+std::string RelationSubject::case_text(const AxesPoint& point) const { return case_text(std::vector<AxesPoint>{point}); }
+
+std::string RelationSubject::case_text(const std::vector<AxesPoint>& points) const {
   std::string text = name + " at ";
-  for (std::size_t i = 0; i < points.size(); ++i) text += (i == 0 ? "" : "; ") + format_point(carrier.family, points[i]);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    text += (i == 0 ? "" : "; ") + position_text(points[i].position);
+    if (!points[i].key.empty()) text += ":" + position_text(points[i].key);
+  }
   return text;
 }
 
-Evaluation RelationSubject::evaluate(const Point& point, std::vector<Wide> input) const {
-  Evaluation out{carrier, point, std::move(input), {}, {}};
+Evaluation RelationSubject::evaluate(const AxesPoint& point, std::vector<Wide> input) const {
+  // The Evaluation's Point is the first axis's, as one axis had it; the relations name their
+  // cases from the AxesPoints (case_text), which hold every axis.
+  const Point first{{point.position.at(0), point.key.empty() ? 0 : point.key[0], 0}};
+  Evaluation out{carrier, first, std::move(input), {}, {}};
   try {
-    out.values = evaluator.evaluate(point, out.input);
-    out.bounds = evaluator.error_bounds(point, out.input);
+    out.values = evaluator->evaluate(point, out.input);
+    out.bounds = evaluator->error_bounds(point, out.input);
   } catch (const std::exception& error) {
     require_holds(false, fmt::format("a thrown exception: {}", error.what()), [&] {
       return Site{"the variant evaluates every point it is given", case_text(point), "the whole call",

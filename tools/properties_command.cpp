@@ -21,6 +21,7 @@ struct PropertiesOptions {
 
 nlohmann::json result_json(const VariantPropertyResult& result) {
   return {{"property", result.name},           {"relation", result.relation},
+          {"scope", result.scope},
           {"verdict", std::string(variant_verdict_name(result.verdict))},
           {"reason", result.reason},           {"counterexample", result.counterexample},
           {"seed", result.seed},               {"cases", result.cases},
@@ -43,6 +44,7 @@ void run_properties(const PropertiesOptions& options) {
       properties.push_back(result_json(result));
       if (options.json) continue;
       fmt::print("  {}: {} ({})\n", result.name, variant_verdict_name(result.verdict), result.relation);
+      if (!result.scope.empty()) fmt::print("    checked over {}\n", result.scope);
       if (result.verdict == VariantVerdict::held || result.verdict == VariantVerdict::not_constrained)
         fmt::print("    {} cases, seed {}{}\n", result.cases, result.seed,
                    result.unconstrained_cases > 0 ? fmt::format(", {} with unconstrained elements", result.unconstrained_cases) : "");

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstddef>
 #include <cstring>
 #include <stdexcept>
 
@@ -52,7 +53,23 @@ Decimal decimal_of(double value, const std::string& what) {
   }
 }
 
-VariantDeclaration declaration_of(const pec_variant& declared, const std::string& kernel) {
+// pec_variant as variant ABI version 1 laid it out: version 2's `axes` sits in its trailing
+// padding, which is what lets a version-1 library's kernels array be read with today's types.
+struct VariantVersion1 {
+  std::int32_t kind, d;
+  DLDataType dtype;
+  std::int32_t precision, pairing, rot, rot_last;
+  double amplitude, max_frequency;
+  std::int32_t theta;
+  double base;
+  std::int64_t max_position;
+  std::int32_t negative_positions;
+};
+static_assert(sizeof(VariantVersion1) == sizeof(pec_variant) && offsetof(pec_variant, axes) >= sizeof(std::int32_t) +
+                                                                     offsetof(pec_variant, negative_positions),
+              "variant ABI version 2 must keep pec_variant's size: axes lives in version 1's padding");
+
+VariantDeclaration declaration_of(const pec_variant& declared, std::uint32_t abi_version, const std::string& kernel) {
   const std::string what = fmt::format("variant kernel '{}'", kernel);
   VariantDeclaration out;
   out.kind = enum_in<VariantKind>(declared.kind, 3, what + ": kind");
@@ -68,6 +85,7 @@ VariantDeclaration declaration_of(const pec_variant& declared, const std::string
   out.base = decimal_of(declared.base, what + ": base");
   out.max_position = declared.max_position;
   out.negative_positions = declared.negative_positions != 0;
+  out.axes = abi_version >= 2 ? declared.axes : 1;
   try {
     validate(out);
   } catch (const VariantError& error) {
@@ -86,7 +104,7 @@ std::vector<double> VariantPluginKernel::evaluate(const VariantBatch& batch) con
   std::vector<double> outputs(batch.rows() * static_cast<std::size_t>(declaration_.d));
   const pec_variant_call call{static_cast<std::int64_t>(batch.rows()), batch.positions.data(),
                               batch.keys.empty() ? nullptr : batch.keys.data(),
-                              batch.inputs.empty() ? nullptr : batch.inputs.data(), outputs.data()};
+                              batch.inputs.empty() ? nullptr : batch.inputs.data(), outputs.data(), batch.axes};
   char error[1024] = "";
   const pec_status status = run_(&call, error, sizeof error);
   error[sizeof error - 1] = '\0';
@@ -110,8 +128,8 @@ std::shared_ptr<const VariantPluginLibrary> VariantPluginLibrary::load(const std
                                 PECONFORM_VARIANT_PLUGIN_SYMBOL));
   const pec_variant_plugin* declaration = entry();
   if (declaration == nullptr) throw SpecError(fmt::format("plugin '{}': {}() returned NULL", path, PECONFORM_VARIANT_PLUGIN_SYMBOL));
-  if (declaration->abi_version != PECONFORM_VARIANT_ABI_VERSION)
-    throw SpecError(fmt::format("plugin '{}' was built against peconform variant ABI version {}; this peconform speaks version {}",
+  if (declaration->abi_version < 1 || declaration->abi_version > PECONFORM_VARIANT_ABI_VERSION)
+    throw SpecError(fmt::format("plugin '{}' was built against peconform variant ABI version {}; this peconform speaks versions 1 to {}",
                                 path, declaration->abi_version, PECONFORM_VARIANT_ABI_VERSION));
   library->name_ = declared_name(declaration->library_name, fmt::format("plugin '{}': library_name", path));
   if (declaration->kernel_count < 1 || declaration->kernel_count > kMostKernels)
@@ -123,7 +141,7 @@ std::shared_ptr<const VariantPluginLibrary> VariantPluginLibrary::load(const std
     if (std::any_of(library->declared_.begin(), library->declared_.end(), [&](const Declared& other) { return other.name == name; }))
       throw SpecError(fmt::format("plugin '{}': variant kernel name '{}' is declared twice", path, name));
     if (declared.run == nullptr) throw SpecError(fmt::format("plugin '{}': variant kernel '{}': run is NULL", path, name));
-    library->declared_.push_back({name, declaration_of(declared.variant, name), declared.run});
+    library->declared_.push_back({name, declaration_of(declared.variant, declaration->abi_version, name), declared.run});
   }
   return library;
 }

@@ -1,4 +1,4 @@
-/* peconform variant ABI, version 1: how a kernel library presents kernels that have no Spec
+/* peconform variant ABI, version 2: how a kernel library presents kernels that have no Spec
  * (a new positional-encoding scheme) to `peconform properties --plugin`, which runs on them
  * every catalog property that needs only the implementation (properties/README.md, "Variants
  * without a Spec"). Plain C99, beside the kernel ABI (kernel_abi.h), whose enums it shares.
@@ -9,8 +9,11 @@
  *     const pec_variant_plugin* peconform_variants_v1(void);
  *
  * returning a declaration that lives as long as the library is loaded. peconform refuses one
- * whose abi_version is not PECONFORM_VARIANT_ABI_VERSION, naming both; a later version adds a
- * new symbol and keeps this one.
+ * whose abi_version it does not speak, naming both. It speaks version 1 and version 2:
+ * version 2 appended `axes` to pec_variant, where version 1 had its trailing padding, so that
+ * every struct keeps its size and layout (the kernels array of a version-1 library reads the
+ * same); peconform reads `axes` only from a library whose abi_version is 2, and takes one axis
+ * otherwise. A later change that cannot keep the layout adds a new symbol and keeps this one.
  *
  * A variant kernel is called on peconform's thread, one batch of rows at a time, with host
  * arrays of doubles holding values of the declared dtype (every dtype's values are exact in
@@ -25,10 +28,10 @@
 extern "C" {
 #endif
 
-#define PECONFORM_VARIANT_ABI_VERSION 1
+#define PECONFORM_VARIANT_ABI_VERSION 2
 
 typedef enum pec_variant_kind {
-  PEC_VARIANT_ROTARY = 0, /* f(x, p): inputs rows x d, one position per row */
+  PEC_VARIANT_ROTARY = 0, /* f(x, p): inputs rows x d, one position (of `axes` coordinates) per row */
   PEC_VARIANT_TABLE = 1,  /* PE(p): one position per row */
   PEC_VARIANT_BIAS = 2    /* b(i, j): a query and a key position per row; d is the head count */
 } pec_variant_kind;
@@ -55,15 +58,22 @@ typedef struct pec_variant {
   double base;               /* the base that recipe raises (10000 when unsure) */
   int64_t max_position;      /* positions are drawn in [0, max_position] */
   int32_t negative_positions; /* rotary: 1 when f takes negative positions (the transpose relation) */
+  /* Added in version 2, in version 1's trailing padding (read only when abi_version is 2): */
+  int32_t axes;              /* position axes, 1 to 16: each position is `axes` int64 coordinates */
 } pec_variant;
 
-/* One batch: `rows` positions (bias: query positions, with `keys`); rotary: rows x d inputs. */
+/* One batch: `rows` positions (bias: query positions, with `keys`); rotary: rows x d inputs.
+ * A position is `axes` coordinates: positions and keys hold rows x axes of them, row-major
+ * (rows of them over one axis, as in version 1). */
 typedef struct pec_variant_call {
   int64_t rows;
   const int64_t* positions;
   const int64_t* keys;  /* bias only; NULL otherwise */
   const double* inputs; /* rotary only; NULL otherwise */
   double* outputs;      /* rows x d, row-major */
+  /* Added in version 2, after every field above (peconform fills the call, so a version-1
+   * library, which declares one axis, never reads it): */
+  int32_t axes;         /* the declaration's axes */
 } pec_variant_call;
 
 /* Writes at most error_size bytes (NUL included) of explanation into `error` when it does not

@@ -10,6 +10,7 @@ callable signatures and examples.
 """
 import collections
 import json
+import numbers
 import os
 import sys
 import tempfile
@@ -198,6 +199,7 @@ class PropertyOutcome:
     def __init__(self, entry):
         self.name = entry["name"]
         self.relation = entry["relation"]
+        self.scope = entry["scope"]
         self.verdict = entry["verdict"]
         self.reason = entry["reason"]
         self.counterexample = entry["counterexample"]
@@ -210,6 +212,8 @@ class PropertyOutcome:
 
     def __str__(self):
         lines = [f"{self.name}: {self.verdict} ({self.relation})"]
+        if self.scope:
+            lines.append(f"  checked over {self.scope}")
         if self.verdict in ("held", "not constrained"):
             lines.append(f"  {self.cases} cases, seed {self.seed}")
         lines += ["  " + line for text in (self.reason, self.counterexample) if text for line in text.splitlines()]
@@ -230,6 +234,17 @@ class PropertiesResult:
             if outcome.name == name:
                 return outcome
         raise KeyError(f"no property named {name!r} ran on {self.variant}; ran: {[o.name for o in self.outcomes]}")
+
+    def along(self, name):
+        """The verdicts of `name` along each axis alone, {axis: verdict} (empty over one axis)."""
+        prefix = name + "[axis "
+        return {int(o.name[len(prefix):-1]): o.verdict for o in self.outcomes if o.name.startswith(prefix)}
+
+    def across(self, name):
+        """The verdicts of `name` across each pair of axes, {(a, b): verdict} (empty over one axis)."""
+        prefix = name + "[axes "
+        return {tuple(int(axis) for axis in o.name[len(prefix):-1].split(",")): o.verdict
+                for o in self.outcomes if o.name.startswith(prefix)}
 
     def __bool__(self):
         return not self.failed
@@ -276,24 +291,52 @@ def _variant_adapter(fn, kind, dtype, array):
     else:
         raise ValueError(f"array: {array!r} is not an array library; expected 'numpy' or 'torch'")
 
+    def returned(y):
+        # The shape is checked where the rows and d are known (properties_bindings.cpp).
+        try:
+            return back(y)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"wrong-return: the variant returned {type(y).__name__}, not an array of numbers ({error})") from None
+
     def adapter(positions, keys, inputs):
         if kind == "rotary":
-            return back(fn(values(inputs), indices(positions)))
+            return returned(fn(values(inputs), indices(positions)))
         if kind == "table":
-            return back(fn(indices(positions)))
-        return back(fn(indices(positions), indices(keys)))
+            return returned(fn(indices(positions)))
+        return returned(fn(indices(positions), indices(keys)))
 
     return adapter
 
 
+def _axis_max_positions(max_position, axes):
+    """[] for one integer max_position (every axis), or its N integers, one per axis."""
+    if isinstance(max_position, numbers.Integral) and not isinstance(max_position, bool):
+        return []
+    if isinstance(max_position, (str, bytes)) or not hasattr(max_position, "__len__"):
+        raise VariantError(f"max_position: {max_position!r} is neither an integer nor one integer per axis")
+    values = list(max_position)
+    if len(values) != axes:
+        raise VariantError(f"max_position: {max_position!r} has {len(values)} entries; the declaration has axes={axes}")
+    for value in values:
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+            raise VariantError(f"max_position: {max_position!r} holds {value!r}, which is not an integer")
+    return [int(value) for value in values]
+
+
 def properties(fn, kind="rotary", d=None, dtype="fp32", precision="exact-angle", *, pairing="unknown", rot=0, rot_at="first",
                amplitude=1, max_frequency=1, theta="hf", base=10000, max_position=2**31 - 1, negative_positions=False,
-               symmetric=False, seed=None, cases=200, array="numpy"):
+               symmetric=False, axes=1, seed=None, cases=200, array="numpy"):
     """Runs every catalog property that needs only the implementation on a variant without a Spec.
 
     kind "rotary": fn(x, positions) -> y, x a [rows, d] array of dtype, positions [rows] int64;
     kind "table": fn(positions) -> [rows, d]; kind "bias": fn(query_positions, key_positions) ->
-    [rows, heads] (d = heads). The declaration says what the relations may assume (properties/README.md,
+    [rows, heads] (d = heads). axes=N > 1: every position is [rows, N] int64 instead (an image's
+    (x, y), a video's (t, h, w)), each coordinate in [0, max_position], or in [0, max_position[a]]
+    when max_position gives one integer per axis (a VariantError names any other shape or value);
+    max_frequency then bounds
+    |angle| by max_frequency * (|p_1| + ... + |p_N|), and the relative, composition and translation
+    relations also run along each axis ("name[axis a]") and composition across each pair of axes
+    ("name[axes a,b]"): PropertiesResult.along() and .across() collect them. The declaration says what the relations may assume (properties/README.md,
     "Variants without a Spec"): pairing "interleaved", "half" or "unknown"; rot, rot_at: the rotated
     elements (the rest must pass through bit-identical); amplitude: |f(x, p)| = amplitude |x|;
     max_frequency: the largest angle per unit of position; theta, base: the float32 recipe under
@@ -307,9 +350,17 @@ def properties(fn, kind="rotary", d=None, dtype="fp32", precision="exact-angle",
         raise VariantError(f"d: {d!r} is not a count; give the elements per vector (rotary, table) or the heads (bias)")
     if dtype not in ("fp64", "fp32", "fp16", "bf16"):
         raise VariantError(f"dtype: {dtype!r} is not a dtype; expected fp64, fp32, fp16 or bf16")
-    declaration = dict(kind=kind, d=d, dtype=dtype, precision=precision, pairing=pairing, rot=rot, rot_at=rot_at,
-                       amplitude=amplitude, max_frequency=max_frequency, theta=theta, base=base, max_position=max_position,
-                       negative_positions=negative_positions, symmetric=symmetric)
+    integers = {}
+    for key, value in (("axes", axes), ("rot", rot)):
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+            raise VariantError(f"{key}: {value!r} is not an integer")
+        integers[key] = int(value)
+    axis_max_positions = _axis_max_positions(max_position, integers["axes"])
+    declaration = dict(kind=kind, d=d, dtype=dtype, precision=precision, pairing=pairing, rot=integers["rot"], rot_at=rot_at,
+                       amplitude=amplitude, max_frequency=max_frequency, theta=theta, base=base,
+                       max_position=max(axis_max_positions) if axis_max_positions else max_position,
+                       negative_positions=negative_positions, symmetric=symmetric, axes=integers["axes"],
+                       axis_max_positions=axis_max_positions)
     answer = _peconform._properties(_variant_adapter(fn, kind, dtype, array), declaration,
                                     seed=DEFAULT_SEED if seed is None else seed, cases=cases)
     return PropertiesResult(answer)

@@ -20,8 +20,11 @@ namespace {
 using Int64Array = py::array_t<std::int64_t, py::array::c_style>;
 using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
-Int64Array int64_array(const std::vector<std::int64_t>& values) {
-  Int64Array out(static_cast<py::ssize_t>(values.size()));
+// Positions as the callable takes them: [rows] over one axis (as before axes existed), [rows,
+// axes] over several.
+Int64Array position_array(const std::vector<std::int64_t>& values, int axes) {
+  const auto count = static_cast<py::ssize_t>(values.size());
+  Int64Array out = axes == 1 ? Int64Array(count) : Int64Array({count / axes, static_cast<py::ssize_t>(axes)});
   std::copy(values.begin(), values.end(), out.mutable_data());
   return out;
 }
@@ -30,13 +33,14 @@ Int64Array int64_array(const std::vector<std::int64_t>& values) {
 // a bias and inputs None but for a rotary variant (rows x d).
 class PythonVariantKernel final : public VariantKernel {
  public:
-  PythonVariantKernel(py::object adapter, const VariantDeclaration& declaration) : adapter_(std::move(adapter)), d_(declaration.d) {}
+  PythonVariantKernel(py::object adapter, const VariantDeclaration& declaration)
+      : adapter_(std::move(adapter)), d_(declaration.d), axes_(declaration.axes) {}
 
   std::vector<double> evaluate(const VariantBatch& batch) const override {
     const std::size_t rows = batch.rows();
     const auto d = static_cast<std::size_t>(d_);
     py::object keys = py::none(), inputs = py::none();
-    if (!batch.keys.empty()) keys = int64_array(batch.keys);
+    if (!batch.keys.empty()) keys = position_array(batch.keys, axes_);
     if (!batch.inputs.empty()) {
       DoubleArray x({rows, d});
       std::copy(batch.inputs.begin(), batch.inputs.end(), x.mutable_data());
@@ -44,7 +48,7 @@ class PythonVariantKernel final : public VariantKernel {
     }
     py::object answer;
     try {
-      answer = adapter_(int64_array(batch.positions), keys, inputs);
+      answer = adapter_(position_array(batch.positions, axes_), keys, inputs);
     } catch (py::error_already_set& error) {
       // The property that called fails with the Python error's text; KeyboardInterrupt stops all.
       if (error.matches(PyExc_KeyboardInterrupt)) throw;
@@ -53,14 +57,14 @@ class PythonVariantKernel final : public VariantKernel {
     const DoubleArray values = DoubleArray::ensure(answer);
     if (!values || values.ndim() != 2 || static_cast<std::size_t>(values.shape(0)) != rows ||
         static_cast<std::size_t>(values.shape(1)) != d)
-      throw std::runtime_error(fmt::format("the variant returned {} where {} x {} values were expected",
+      throw std::runtime_error(fmt::format("wrong-return: the variant returned {} where {} x {} values were expected",
                                            py::str(py::getattr(answer, "shape", py::type::of(answer))).cast<std::string>(), rows, d));
     return {values.data(), values.data() + values.size()};
   }
 
  private:
   py::object adapter_;
-  int d_;
+  int d_, axes_;
 };
 
 ThetaRecipe theta_named(std::string_view text) {
@@ -101,6 +105,8 @@ py::dict run(const py::object& adapter, const py::dict& declared, std::uint64_t 
   declaration.max_position = declared["max_position"].cast<std::int64_t>();
   declaration.negative_positions = declared["negative_positions"].cast<bool>();
   declaration.symmetric = declared["symmetric"].cast<bool>();
+  declaration.axes = declared["axes"].cast<int>();
+  declaration.axis_max_positions = declared["axis_max_positions"].cast<std::vector<std::int64_t>>();
   if (cases < 1) throw VariantError(fmt::format("cases: {} is not a count of cases; expected 1 or more", cases));
 
   const PythonVariantKernel kernel(adapter, declaration);
@@ -109,6 +115,7 @@ py::dict run(const py::object& adapter, const py::dict& declared, std::uint64_t 
     py::dict entry;
     entry["name"] = result.name;
     entry["relation"] = result.relation;
+    entry["scope"] = result.scope;
     entry["verdict"] = std::string(variant_verdict_name(result.verdict));
     entry["reason"] = result.reason;
     entry["counterexample"] = result.counterexample;

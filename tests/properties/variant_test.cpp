@@ -2,8 +2,11 @@
 // table and a true ALiBi bias written as variants hold every relation that applies; planted
 // variants fail the relations they break and hold the others; a relation that could not fail
 // on a declaration says so (refused, or not constrained) instead of passing.
-#include <cmath>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <boost/math/constants/constants.hpp>
+#include <cmath>
 
 #include <functional>
 #include <map>
@@ -88,7 +91,7 @@ const std::vector<std::string> kRotaryRelations = {
     "rotationPreservesNormPerPair",        "innerProductDependsOnlyOnRelativePosition",
     "rotationsComposeAdditively",          "rotationAtPositionZeroIsTheIdentity",
     "rotationIsLinearInX",                 "rotationAtNegatedPositionIsTheTranspose",
-    "partialRotaryLeavesPassThroughDimsBitIdentical"};
+    "partialRotaryLeavesPassThroughDimsBitIdentical", "distinctPositionsGiveDistinctRotations"};
 
 TEST(VariantProperties, TrueRopeHoldsEveryRotaryRelation) {
   RotaryVariant rope;
@@ -377,6 +380,255 @@ TEST(VariantProperties, AVariantReturningTheWrongCountFailsWithItsText) {
   for (const VariantPropertyResult& result : run_variant_properties(short_variant, table_declaration(8), {1, 10})) {
     EXPECT_EQ(result.verdict, VariantVerdict::failed) << result.name;
     EXPECT_NE(result.counterexample.find("returned 1 values"), std::string::npos) << result.counterexample;
+  }
+}
+
+// Over N axes (issue 49): pairs (i, i + d/2) turned by phi_i(p) = sum_a p_a omega[a][i], the
+// mixed-frequency form of Heo et al. 2024 (axial when each pair has one nonzero omega), or by
+// `angle` where set; computed in binary128 and rounded once to fp32.
+struct AxesRotary final : VariantKernel {
+  int d = 8, axes = 2;
+  std::vector<std::vector<Wide>> omega;  // [axes][d / 2]
+  std::function<Wide(const std::vector<std::int64_t>&, int)> angle = [this](const std::vector<std::int64_t>& p, int pair) {
+    Wide phi(0);
+    for (int a = 0; a < axes; ++a) phi += Wide(p[static_cast<std::size_t>(a)]) * omega[static_cast<std::size_t>(a)][static_cast<std::size_t>(pair)];
+    return phi;
+  };
+
+  std::vector<double> evaluate(const VariantBatch& batch) const override {
+    EXPECT_EQ(batch.axes, axes);
+    const auto n = static_cast<std::size_t>(d), half = n / 2;
+    std::vector<double> out(batch.rows() * n);
+    for (std::size_t r = 0; r < batch.rows(); ++r) {
+      const std::vector<std::int64_t> p(batch.positions.begin() + static_cast<std::ptrdiff_t>(r) * axes,
+                                        batch.positions.begin() + static_cast<std::ptrdiff_t>(r + 1) * axes);
+      for (std::size_t i = 0; i < half; ++i) {
+        const Wide phi = angle(p, static_cast<int>(i)), a(batch.inputs[r * n + i]), b(batch.inputs[r * n + i + half]);
+        out[r * n + i] = to_fp32(a * cos(phi) - b * sin(phi));
+        out[r * n + i + half] = to_fp32(a * sin(phi) + b * cos(phi));
+      }
+    }
+    return out;
+  }
+};
+
+// Axial RoPE over `axes` axes: pair i turns with axis i / (pairs per axis), at the frequencies
+// of a RoPE over that axis's share of d (each axis owns d / axes elements).
+AxesRotary axial(int d, int axes) {
+  AxesRotary rope;
+  rope.d = d;
+  rope.axes = axes;
+  const int per_axis = d / 2 / axes;
+  rope.omega.assign(static_cast<std::size_t>(axes), std::vector<Wide>(static_cast<std::size_t>(d / 2), Wide(0)));
+  for (int i = 0; i < d / 2; ++i)
+    rope.omega[static_cast<std::size_t>(i / per_axis)][static_cast<std::size_t>(i)] = frequency(i % per_axis, 2 * per_axis);
+  return rope;
+}
+
+VariantDeclaration axes_declaration(int d, int axes) {
+  VariantDeclaration declaration = rotary_declaration(d, 0);
+  declaration.axes = axes;
+  declaration.max_position = 1 << 12;
+  return declaration;
+}
+
+TEST(VariantAxes, AxialThreeDRopeHoldsEveryRelationAlongEveryAxis) {
+  const Verdicts verdicts = run(axial(12, 3), axes_declaration(12, 3));
+  // 8 relations; relative along 3 axes; composition along 3 and across 3 pairs.
+  EXPECT_EQ(verdicts.size(), 8u + 3u + 6u);
+  for (const auto& [name, verdict] : verdicts) {
+    const bool refused = name == "partialRotaryLeavesPassThroughDimsBitIdentical";
+    EXPECT_EQ(verdict, refused ? VariantVerdict::refused : VariantVerdict::held) << name;
+  }
+  EXPECT_EQ(verdicts.count("rotationsComposeAdditively[axes 0,2]"), 1u);
+  EXPECT_EQ(verdicts.count("innerProductDependsOnlyOnRelativePosition[axis 2]"), 1u);
+}
+
+// RoPE-Mixed (Heo et al. 2024): every pair turns with both axes at its own learned frequencies,
+// phi_i = p_x omega_x,i + p_y omega_y,i, commuting generators: relative in Z^2.
+TEST(VariantAxes, MixedFrequenciesAreRelative) {
+  AxesRotary mixed;
+  mixed.omega = {{Wide("0.91"), Wide("-0.27"), Wide("0.033"), Wide("0.0047")}, {Wide("0.38"), Wide("0.66"), Wide("-0.012"), Wide("0.0021")}};
+  const Verdicts verdicts = run(mixed, axes_declaration(8, 2));
+  for (const auto& [name, verdict] : verdicts) {
+    const bool refused = name == "partialRotaryLeavesPassThroughDimsBitIdentical";
+    EXPECT_EQ(verdict, refused ? VariantVerdict::refused : VariantVerdict::held) << name;
+  }
+}
+
+// The y axis turns its pairs by p_y^2 theta: relative and additive along x, neither along y nor
+// over Z^2; the per-axis verdicts say which axis broke it.
+TEST(VariantAxes, PerAxisVerdictsNameTheAxisThatBreaksRelativity) {
+  AxesRotary rope = axial(8, 2);
+  rope.angle = [&rope](const std::vector<std::int64_t>& p, int pair) {
+    return Wide(p[0]) * rope.omega[0][static_cast<std::size_t>(pair)] + Wide(p[1]) * Wide(p[1]) * rope.omega[1][static_cast<std::size_t>(pair)];
+  };
+  const Verdicts verdicts = run(rope, axes_declaration(8, 2));
+  EXPECT_EQ(verdicts.at("innerProductDependsOnlyOnRelativePosition"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("innerProductDependsOnlyOnRelativePosition[axis 0]"), VariantVerdict::held);
+  EXPECT_EQ(verdicts.at("innerProductDependsOnlyOnRelativePosition[axis 1]"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("rotationsComposeAdditively[axis 0]"), VariantVerdict::held);
+  EXPECT_EQ(verdicts.at("rotationsComposeAdditively[axis 1]"), VariantVerdict::failed);
+  EXPECT_EQ(verdicts.at("rotationPreservesNormPerPair"), VariantVerdict::held);
+}
+
+// A 2-D RoPE whose y axis reuses x's pairs at x's frequencies, phi_i = (p_x + p_y) theta_i:
+// relative in Z^2 and additive, but (x, y) and (x + m, y - m) give one rotation. Reversibility
+// fails, printing the colliding pair.
+TEST(VariantAxes, AnAxisReusingAnothersPairsCollides) {
+  AxesRotary shared;
+  shared.omega = {{}, {}};
+  for (int i = 0; i < 4; ++i) {
+    shared.omega[0].push_back(frequency(i, 8));
+    shared.omega[1].push_back(frequency(i, 8));
+  }
+  for (const VariantPropertyResult& result : run_variant_properties(shared, axes_declaration(8, 2), {20261124, kCases})) {
+    if (result.name == "distinctPositionsGiveDistinctRotations") {
+      EXPECT_EQ(result.verdict, VariantVerdict::failed);
+      EXPECT_NE(result.counterexample.find("does not tell these positions apart"), std::string::npos) << result.counterexample;
+      EXPECT_NE(result.counterexample.find("(p; p' = p + ("), std::string::npos) << result.counterexample;
+    } else if (result.name != "partialRotaryLeavesPassThroughDimsBitIdentical") {
+      EXPECT_EQ(result.verdict, VariantVerdict::held) << result.name << ": " << result.counterexample;
+    }
+  }
+}
+
+// A 3-D video RoPE whose third axis never turns (its frequencies left at 0): its positions
+// (t, h, w) and (t, h, w') collide.
+TEST(VariantAxes, AnAxisThatNeverTurnsCollides) {
+  AxesRotary rope = axial(12, 3);
+  for (Wide& w : rope.omega[2]) w = 0;
+  EXPECT_EQ(run(rope, axes_declaration(12, 3)).at("distinctPositionsGiveDistinctRotations"), VariantVerdict::failed);
+}
+
+// One axis, frequencies k 2 pi / 16: period 16, shorter than the declared range.
+TEST(VariantAxes, APeriodShorterThanTheRangeCollides) {
+  RotaryVariant periodic;
+  periodic.angle = [](std::int64_t p, int pair) { return Wide(p) * Wide(pair + 1) * boost::math::constants::two_pi<Wide>() / 16; };
+  EXPECT_EQ(run(periodic, rotary_declaration(8, 0)).at("distinctPositionsGiveDistinctRotations"), VariantVerdict::failed);
+  // Declared over [0, 15], no two positions collide.
+  VariantDeclaration short_range = rotary_declaration(8, 0);
+  short_range.max_position = 15;
+  EXPECT_EQ(run(periodic, short_range).at("distinctPositionsGiveDistinctRotations"), VariantVerdict::held);
+}
+
+// R(p) = R_12(p_y theta) R_01(p_x theta) on three elements (a turn in the plane of elements 0, 1
+// by x, then in the plane of 1, 2 by y): a rotation that keeps the norm of the whole vector, and
+// composes along each axis alone, but its two turns do not commute, so composition across the
+// axes, and over Z^2, fails, and so does relativity.
+struct TwoPlaneRotation final : VariantKernel {
+  std::vector<double> evaluate(const VariantBatch& batch) const override {
+    std::vector<double> out;
+    for (std::size_t r = 0; r < batch.rows(); ++r) {
+      const Wide x_turn = Wide(batch.positions[2 * r]) * Wide("0.7"), y_turn = Wide(batch.positions[2 * r + 1]) * Wide("0.3");
+      Wide v[3] = {Wide(batch.inputs[3 * r]), Wide(batch.inputs[3 * r + 1]), Wide(batch.inputs[3 * r + 2])};
+      const Wide v0 = v[0] * cos(x_turn) - v[1] * sin(x_turn), v1 = v[0] * sin(x_turn) + v[1] * cos(x_turn);
+      const Wide w1 = v1 * cos(y_turn) - v[2] * sin(y_turn), w2 = v1 * sin(y_turn) + v[2] * cos(y_turn);
+      for (const Wide& value : {v0, w1, w2}) out.push_back(to_fp32(value));
+    }
+    return out;
+  }
+};
+
+TEST(VariantAxes, NonCommutingTurnsFailCompositionAcrossTheirAxes) {
+  VariantDeclaration declaration = axes_declaration(3, 2);
+  declaration.pairing = VariantPairing::unknown;
+  std::map<std::string, VariantPropertyResult> results;
+  for (VariantPropertyResult& result : run_variant_properties(TwoPlaneRotation{}, declaration, {20261124, kCases}))
+    results[result.name] = result;
+  EXPECT_EQ(results.at("rotationPreservesNormPerPair").verdict, VariantVerdict::held);
+  EXPECT_NE(results.at("rotationPreservesNormPerPair").scope.find("the whole rotated slice"), std::string::npos);
+  EXPECT_EQ(results.at("rotationsComposeAdditively[axis 0]").verdict, VariantVerdict::held);
+  EXPECT_EQ(results.at("rotationsComposeAdditively[axis 1]").verdict, VariantVerdict::held);
+  EXPECT_EQ(results.at("rotationsComposeAdditively[axes 0,1]").verdict, VariantVerdict::failed);
+  EXPECT_NE(results.at("rotationsComposeAdditively[axes 0,1]").counterexample.find("across axes 0 and 1"), std::string::npos)
+      << results.at("rotationsComposeAdditively[axes 0,1]").counterexample;
+  EXPECT_EQ(results.at("rotationsComposeAdditively").verdict, VariantVerdict::failed);
+  EXPECT_EQ(results.at("innerProductDependsOnlyOnRelativePosition").verdict, VariantVerdict::failed);
+  EXPECT_EQ(results.at("distinctPositionsGiveDistinctRotations").verdict, VariantVerdict::held);
+}
+
+// A 2-D sinusoid (x pairs then y pairs) keeps PE(p + k) = M_k PE(p) over Z^2; a 2-D ALiBi-like
+// bias on |i_x - j_x| + |i_y - j_y| is translation invariant along both axes; one on i_x + j_x
+// is not, along x only.
+TEST(VariantAxes, TwoDTablesAndBiases) {
+  struct Table final : VariantKernel {
+    std::vector<double> evaluate(const VariantBatch& batch) const override {
+      std::vector<double> out;
+      for (std::size_t r = 0; r < batch.rows(); ++r)
+        for (int e = 0; e < 8; ++e) {
+          const Wide phi = Wide(batch.positions[2 * r + static_cast<std::size_t>(e / 4)]) * frequency(e % 4 / 2, 4);
+          out.push_back(to_fp32(e % 2 == 0 ? sin(phi) : cos(phi)));
+        }
+      return out;
+    }
+  };
+  VariantDeclaration table = table_declaration(8);
+  table.axes = 2;
+  table.max_position = 1 << 12;
+  for (const auto& [name, verdict] : run(Table{}, table)) EXPECT_EQ(verdict, VariantVerdict::held) << name;
+
+  struct Bias final : VariantKernel {
+    bool on_sum = false;
+    std::vector<double> evaluate(const VariantBatch& batch) const override {
+      std::vector<double> out;
+      for (std::size_t r = 0; r < batch.rows(); ++r) {
+        const std::int64_t dx = on_sum ? batch.positions[2 * r] + batch.keys[2 * r] : batch.positions[2 * r] - batch.keys[2 * r];
+        const std::int64_t dy = batch.positions[2 * r + 1] - batch.keys[2 * r + 1];
+        out.push_back(to_fp32(-Wide("0.5") * (abs(Wide(dx)) + abs(Wide(dy)))));
+      }
+      return out;
+    }
+  };
+  VariantDeclaration bias;
+  bias.kind = VariantKind::bias;
+  bias.d = 1;
+  bias.axes = 2;
+  bias.max_position = 1 << 12;
+  Bias distance, sum;
+  sum.on_sum = true;
+  for (const auto& [name, verdict] : run(distance, bias)) EXPECT_EQ(verdict, VariantVerdict::held) << name;
+  const Verdicts on_sum = run(sum, bias);
+  EXPECT_EQ(on_sum.at("alibiBiasIsTranslationInvariant"), VariantVerdict::failed);
+  EXPECT_EQ(on_sum.at("alibiBiasIsTranslationInvariant[axis 0]"), VariantVerdict::failed);
+  EXPECT_EQ(on_sum.at("alibiBiasIsTranslationInvariant[axis 1]"), VariantVerdict::held);
+}
+
+// Each axis's own range: an axial 2-D RoPE drawn over [0, 4096] x [0, 7] holds every relation
+// and is called with coordinates up to exactly those (negated for the transpose); a range list
+// naming another count of axes, or leaving an axis only position 0, is a VariantError.
+TEST(VariantAxes, PerAxisRangesAreDrawnAndCheckedForShape) {
+  struct Recording final : VariantKernel {
+    AxesRotary rope = axial(8, 2);
+    mutable std::int64_t largest[2] = {0, 0};
+    std::vector<double> evaluate(const VariantBatch& batch) const override {
+      for (std::size_t r = 0; r < batch.rows(); ++r)
+        for (std::size_t a = 0; a < 2; ++a) largest[a] = std::max(largest[a], std::abs(batch.positions[2 * r + a]));
+      return rope.evaluate(batch);
+    }
+  } recording;
+  VariantDeclaration declaration = axes_declaration(8, 2);
+  declaration.axis_max_positions = {4096, 7};
+  for (const auto& [name, verdict] : run(recording, declaration)) {
+    const bool refused = name == "partialRotaryLeavesPassThroughDimsBitIdentical";
+    EXPECT_EQ(verdict, refused ? VariantVerdict::refused : VariantVerdict::held) << name;
+  }
+  EXPECT_EQ(recording.largest[0], 4096);
+  EXPECT_EQ(recording.largest[1], 7);
+  for (const std::vector<std::int64_t>& bad : {std::vector<std::int64_t>{16}, std::vector<std::int64_t>{16, 0}}) {
+    declaration.axis_max_positions = bad;
+    EXPECT_THROW(run_variant_properties(axial(8, 2), declaration), VariantError);
+  }
+}
+
+TEST(VariantAxes, AxesOutsideOneToSixteenAreNamed) {
+  for (int axes : {0, -2, 17}) {
+    try {
+      run_variant_properties(axial(8, 2), axes_declaration(8, axes));
+      FAIL() << "axes = " << axes << " was accepted";
+    } catch (const VariantError& error) {
+      EXPECT_NE(std::string(error.what()).find(fmt::format("axes: {} is not a count", axes)), std::string::npos) << error.what();
+    }
   }
 }
 
