@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${1:-dist}")
-scripts/install-deps.sh
+scripts/install-deps.sh --python
 python=/usr/bin/python3
 
 tools=build/wheel-tools
