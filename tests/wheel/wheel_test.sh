@@ -69,6 +69,14 @@ check_libraries() {
 }
 check_libraries "$site/peconform/bin/peconform"
 check_libraries "$(echo "$site"/peconform/_peconform*.so)"
+# Each library copied in comes with its licence: peconform/licenses/<Debian package>, whose name
+# holds the library's (libmpfr-<hash>.so.6.2.0: libmpfr6; libOpenCL: ocl-icd-libopencl1).
+for library in "$site"/peconform.libs/*; do
+  stem=$(basename "$library" | sed 's/-.*//' | tr '[:upper:]' '[:lower:]')
+  compgen -G "$site/peconform/licenses/*$stem*" >/dev/null ||
+    { echo "FAIL: no licence for $(basename "$library") in $site/peconform/licenses"; exit 1; }
+done
+echo "licences: $(ls "$site/peconform/licenses" | tr '\n' ' ')"
 
 # The first verdict, through the console entry point.
 peconform run --profile smoke --no-save --out smoke
