@@ -11,9 +11,10 @@
 # scikit-build-core builds with the project's CMake into build/wheel, auditwheel copies every
 # library the module and the command link (MPFR, GMP, libgomp, fmt, xxHash, Highway, quadmath,
 # the OpenCL ICD loader) into the wheel and tags it with the oldest manylinux policy its symbols
-# allow, patchelf rewrites their paths. build/wheel is as deep as build/release and the compile
-# flags are the release preset's, so that ccache (base_dir) hands over the objects a release
-# build already compiled: minutes after `scripts/build.sh`, not a second 20-minute build.
+# allow, patchelf rewrites their paths; the command and the module are stripped as installed
+# (pyproject.toml). build/wheel is as deep as build/release and the compile flags are the release
+# preset's, so that ccache (base_dir) hands over the objects a release build already compiled:
+# under a minute after `scripts/build.sh` on 2 cores, not a second full build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${1:-dist}")
@@ -73,5 +74,6 @@ auditwheel repair --plat "$policy" --wheel-dir "$out" "${wheel[0]}" >/dev/null
 repaired=("$out"/peconform-*.whl)
 echo "built ${repaired[0]} ($(du -k "${repaired[0]}" | cut -f1) KiB) in $(( built - start )) s, repaired in $(( $(date +%s) - built )) s"
 
-# What a venv without an index needs beside it: NumPy (the module's one dependency) and pytest.
-"$python" -m pip download --quiet --disable-pip-version-check --only-binary=:all: --dest "$out/deps" numpy pytest
+# What a venv without an index needs beside it: NumPy (the module's one dependency) and pytest,
+# at the versions the `wheel` test last passed with.
+"$python" -m pip download --quiet --disable-pip-version-check --only-binary=:all: --dest "$out/deps" numpy==2.4.6 pytest==9.2.0
