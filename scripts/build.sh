@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, then configures and builds the release preset.
+# Installs what the build lacks (scripts/install-deps.sh, no option: the build's packages alone),
+# then configures and builds the release preset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh

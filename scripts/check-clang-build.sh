@@ -10,7 +10,7 @@
 # configuring CUDA again would cost time for two small files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh clang libclang-rt-14-dev
+scripts/install-deps.sh clang libclang-rt-14-dev libomp-dev
 build=build/clang-check
 cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DPECONFORM_WARNINGS_AS_ERRORS=ON -DPECONFORM_CUDA=OFF >/dev/null
 # The kernels' tests, and the sources the build generates (the OpenCL programs as strings).

@@ -8,6 +8,7 @@
 #   scripts/report-screenshot.sh FOLDER     shoots FOLDER/report.html as it is
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/install-deps.sh --pages
 folder=${1:-}
 if [ -z "$folder" ]; then
   scripts/build.sh

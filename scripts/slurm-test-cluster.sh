@@ -4,8 +4,8 @@
 #
 #   scripts/slurm-test-cluster.sh [-- COMMAND [ARG...]]
 #
-# starts munged, slurmctld and slurmd from Debian 12's packages (scripts/install-deps.sh installs
-# them) as plain processes, without systemd, everything under one scratch folder; runs COMMAND
+# starts munged, slurmctld and slurmd from Debian 12's packages (scripts/install-deps.sh --slurm
+# installs them) as plain processes, without systemd, everything under one scratch folder; runs COMMAND
 # (default: an interactive shell) in the current folder with SLURM_CONF set, so that sbatch,
 # squeue, scancel and scontrol talk to this cluster; then stops the daemons and deletes the
 # folder, however COMMAND ends. It exits with COMMAND's status, or 77 (the "skipped" of ctest's
@@ -28,7 +28,7 @@ skip() {
 }
 
 for program in munged mungekey slurmctld slurmd sbatch scontrol python3; do
-  command -v "$program" > /dev/null || skip "no $program (scripts/install-deps.sh installs Slurm and munge)"
+  command -v "$program" > /dev/null || skip "no $program (scripts/install-deps.sh --slurm installs Slurm and munge)"
 done
 [[ $(id -u) -eq 0 ]] || skip "slurmd must run as root to start jobs; run this as root"
 

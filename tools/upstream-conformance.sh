@@ -47,6 +47,7 @@ for library in "${libraries[@]}"; do
   fi
 done
 
+"$root/scripts/install-deps.sh" --upstream
 if [[ ! -f "$build/build.ninja" && ! -f "$build/Makefile" ]]; then
   echo "no configured build in $build: run cmake --preset release first (or give --build DIR)" >&2
   exit 2

@@ -2,6 +2,7 @@
 """The README's quick starts, run as the README shows them, against a build of peconform.
 
     quickstarts.py cmake|pytest|properties README BUILD_DIR
+    quickstarts.py cmake-wheel|pytest-wheel README VENV
 
 Each quick start's blocks are read from README itself (tests/docs/fenced_blocks.py): a block
 marked `<!-- quickstart-NAME: FILE -->` is written as FILE into a fresh project folder, and a block
@@ -16,6 +17,10 @@ build/release is BUILD_DIR, the build the README's two commands make.
   reports where the README says.
 - pytest: pytest on the README's test file: it must pass.
 - properties: the README's variant script: it must exit 0 and print the verdicts the README says.
+- cmake-wheel, pytest-wheel: the same kernel project and test file, run by the README's blocks for
+  the wheel (`test-wheel`, `run-wheel`) in VENV, a venv the wheel is installed in (activated, as the
+  reader's would be), with nothing of a build tree in reach: the wheel's CMake package must be
+  the one found and its command the one the test runs (tests/wheel/wheel_test.sh).
 """
 import json
 import os
@@ -41,12 +46,13 @@ class QuickStart:
         self.scratch = pathlib.Path(scratch)
         self.checkout = self.scratch / "checkout"
         (self.checkout / "build").mkdir(parents=True)
-        (self.checkout / "build" / "release").symlink_to(pathlib.Path(build_dir).resolve())
+        if build_dir:
+            (self.checkout / "build" / "release").symlink_to(pathlib.Path(build_dir).resolve())
         self.project = self.scratch / "project"
         self.project.mkdir()
 
     def marker(self, label):
-        return f"quickstart-{self.name}: {label}"
+        return f"quickstart-{self.name.removesuffix('-wheel')}: {label}"
 
     def write_file(self, file_name, language):
         (self.project / file_name).write_text(fenced_block(self.readme, self.marker(file_name), language))
@@ -69,7 +75,7 @@ class QuickStart:
         return said
 
 
-def cmake_quick_start(quick):
+def cmake_quick_start(quick, build_dir):
     quick.write_file("tiny_rope.c", "c")
     quick.write_file("CMakeLists.txt", "cmake")
     prefix = quick.scratch / "prefix"
@@ -77,6 +83,32 @@ def cmake_quick_start(quick):
     quick.run_step("install", settings, quick.checkout, r"prefix=\S+(\s+#.*)?")
     said = quick.run_step("test", settings, quick.project)
     print(said)
+    check_kernel_project(quick, prefix, said)
+
+
+def cmake_wheel_quick_start(quick, venv):
+    quick.write_file("tiny_rope.c", "c")
+    quick.write_file("CMakeLists.txt", "cmake")
+    said = quick.run_step("test-wheel", activate(venv), quick.project)
+    print(said)
+    check_kernel_project(quick, venv.resolve(), said)
+    # <dlpack/dlpack.h> from the wheel too: a dlpack package found on the system would stand in
+    # for the one a machine without libdlpack-dev lacks.
+    dlpack = [line for line in (quick.project / "build" / "CMakeCache.txt").read_text().splitlines()
+              if line.startswith("dlpack_DIR:") and not line.endswith("-NOTFOUND")]
+    if dlpack:
+        raise Failure(f"the kernel's project took dlpack from the system ({dlpack[0]}), not the wheel's <dlpack/dlpack.h>")
+    tests = (quick.project / "build" / "CTestTestfile.cmake").read_text()
+    if f"{venv.resolve()}/" not in tests:
+        raise Failure(f"the kernel's conformance test does not run the command installed in {venv}:\n{tests}")
+
+
+def activate(venv):
+    return f"source {venv.resolve()}/bin/activate"
+
+
+def check_kernel_project(quick, prefix, said):
+    """The kernel's project found peconform under `prefix`, and its test left four conformant reports."""
     cache = (quick.project / "build" / "CMakeCache.txt").read_text()
     if f"peconform_DIR:PATH={prefix}/" not in cache:
         raise Failure(f"the kernel's project found a peconform package outside {prefix}")
@@ -89,7 +121,7 @@ def cmake_quick_start(quick):
         raise Failure(f"report.json says {verdict}")
 
 
-def pytest_quick_start(quick):
+def pytest_quick_start(quick, build_dir):
     quick.write_file("test_rope.py", "python")
     said = quick.run_step("run", f"peconform={quick.checkout}", quick.project, r"peconform=\S+(\s+#.*)?")
     print(said)
@@ -97,7 +129,15 @@ def pytest_quick_start(quick):
         raise Failure(f"pytest did not pass the README's one test:\n{said}")
 
 
-def properties_quick_start(quick):
+def pytest_wheel_quick_start(quick, venv):
+    quick.write_file("test_rope.py", "python")
+    said = quick.run_step("run-wheel", activate(venv), quick.project)
+    print(said)
+    if "1 passed" not in said:
+        raise Failure(f"pytest did not pass the README's one test:\n{said}")
+
+
+def properties_quick_start(quick, build_dir):
     quick.write_file("my_variant.py", "python")
     said = quick.run_step("run", f"peconform={quick.checkout}", quick.project, r"peconform=\S+(\s+#.*)?")
     print(said)
@@ -109,17 +149,19 @@ def properties_quick_start(quick):
             raise Failure(f"the variant's output does not say {relation}: {verdict}, as the README says it prints:\n{said}")
 
 
-QUICK_STARTS = {"cmake": cmake_quick_start, "pytest": pytest_quick_start, "properties": properties_quick_start}
+QUICK_STARTS = {"cmake": cmake_quick_start, "pytest": pytest_quick_start, "properties": properties_quick_start,
+                "cmake-wheel": cmake_wheel_quick_start, "pytest-wheel": pytest_wheel_quick_start}
 
 
 def main():
     if len(sys.argv) != 4 or sys.argv[1] not in QUICK_STARTS:
         sys.exit(__doc__)
-    name, readme_path, build_dir = sys.argv[1:]
+    name, readme_path, place = sys.argv[1:]
     readme = pathlib.Path(readme_path).read_text()
+    build_dir = None if name.endswith("-wheel") else place
     with tempfile.TemporaryDirectory(prefix=f"peconform-quickstart-{name}.") as scratch:
         try:
-            QUICK_STARTS[name](QuickStart(name, readme, build_dir, scratch))
+            QUICK_STARTS[name](QuickStart(name, readme, build_dir, scratch), pathlib.Path(place))
         except (Failure, BlockError) as failure:
             print(f"FAIL: {failure}", file=sys.stderr)
             sys.exit(1)
