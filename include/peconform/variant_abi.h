@@ -59,7 +59,9 @@ typedef struct pec_variant {
   int64_t max_position;      /* positions are drawn in [0, max_position] (on every axis) */
   int32_t negative_positions; /* rotary: 1 when f takes negative positions (the transpose relation) */
   /* Added in version 2, in version 1's trailing padding (read only when abi_version is 2): */
-  int32_t axes;              /* position axes, 1 to 16: each position is `axes` int64 coordinates */
+  int32_t axes;              /* position axes, 1 to 16 (0 reads as 1, so that a version-1
+                                declaration rebuilt against this header, which leaves it zero,
+                                keeps its meaning): each position is `axes` int64 coordinates */
 } pec_variant;
 
 /* One batch: `rows` positions (bias: query positions, with `keys`); rotary: rows x d inputs.
