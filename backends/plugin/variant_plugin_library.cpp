@@ -85,7 +85,9 @@ VariantDeclaration declaration_of(const pec_variant& declared, std::uint32_t abi
   out.base = decimal_of(declared.base, what + ": base");
   out.max_position = declared.max_position;
   out.negative_positions = declared.negative_positions != 0;
-  out.axes = abi_version >= 2 ? declared.axes : 1;
+  // 0 is one axis too, so that a version-1 declaration rebuilt against this header (its `axes`
+  // left zero by the initializer) reads as it always has.
+  out.axes = abi_version >= 2 && declared.axes != 0 ? declared.axes : 1;
   try {
     validate(out);
   } catch (const VariantError& error) {

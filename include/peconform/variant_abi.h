@@ -56,10 +56,12 @@ typedef struct pec_variant {
   double max_frequency;      /* the largest |angle| / |position| the variant turns by (1 for RoPE) */
   int32_t theta;             /* pec_theta_recipe that forms theta under PEC_FP32_ANGLE */
   double base;               /* the base that recipe raises (10000 when unsure) */
-  int64_t max_position;      /* positions are drawn in [0, max_position] */
+  int64_t max_position;      /* positions are drawn in [0, max_position] (on every axis) */
   int32_t negative_positions; /* rotary: 1 when f takes negative positions (the transpose relation) */
   /* Added in version 2, in version 1's trailing padding (read only when abi_version is 2): */
-  int32_t axes;              /* position axes, 1 to 16: each position is `axes` int64 coordinates */
+  int32_t axes;              /* position axes, 1 to 16 (0 reads as 1, so that a version-1
+                                declaration rebuilt against this header, which leaves it zero,
+                                keeps its meaning): each position is `axes` int64 coordinates */
 } pec_variant;
 
 /* One batch: `rows` positions (bias: query positions, with `keys`); rotary: rows x d inputs.

@@ -3,7 +3,7 @@
  * is p^2 theta (it keeps the norm and loses relative-position dependence), a sinusoid table,
  * and over two axes an axial 2-D RoPE and one whose y axis reuses x's pairs (relative in Z^2, but
  * (1, 0) and (0, 1) give one rotation). Built with DECLARE_BAD_ROT, it declares rot = 9 for
- * d = 8, and with DECLARE_BAD_AXES, axes = 0, which peconform must refuse naming the value.
+ * d = 8, and with DECLARE_BAD_AXES, axes = 17, which peconform must refuse naming the value.
  * Built with VARIANT_ABI_VERSION_1, it is a version-1 library: its one-axis kernels only, with 5
  * written where version 2 keeps `axes`, which peconform must not read. */
 #include <math.h>
@@ -92,11 +92,11 @@ static pec_status shared_pairs_2d(const pec_variant_call* call, char* error, siz
 #endif
 
 #if defined(DECLARE_BAD_AXES)
-#define AXES 0
+#define AXES 17
 #elif defined(VARIANT_ABI_VERSION_1)
 #define AXES 5
 #else
-#define AXES 1
+#define AXES 0 /* as a version-1 declaration rebuilt against version 2 leaves it: one axis */
 #endif
 
 /* Positions up to 2^20 keep the double angle's error (about |phi| 2^-52) far inside exact-angle's

@@ -515,8 +515,10 @@ TEST(VariantAxes, APeriodShorterThanTheRangeCollides) {
 // R(p) = R_12(p_y theta) R_01(p_x theta) on three elements (a turn in the plane of elements 0, 1
 // by x, then in the plane of 1, 2 by y): a rotation that keeps the norm of the whole vector, and
 // composes along each axis alone, but its two turns do not commute, so composition across the
-// axes, and over Z^2, fails, and so does relativity.
+// axes, and over Z^2, fails, and so does relativity; a product of turns is no exponential of a
+// sum, so the transpose fails too. Stretched by 1.5, its whole-vector norm fails.
 struct TwoPlaneRotation final : VariantKernel {
+  Wide stretch{1};  // 1.5: the same turns, stretched, which no rotation is
   std::vector<double> evaluate(const VariantBatch& batch) const override {
     std::vector<double> out;
     for (std::size_t r = 0; r < batch.rows(); ++r) {
@@ -524,7 +526,7 @@ struct TwoPlaneRotation final : VariantKernel {
       Wide v[3] = {Wide(batch.inputs[3 * r]), Wide(batch.inputs[3 * r + 1]), Wide(batch.inputs[3 * r + 2])};
       const Wide v0 = v[0] * cos(x_turn) - v[1] * sin(x_turn), v1 = v[0] * sin(x_turn) + v[1] * cos(x_turn);
       const Wide w1 = v1 * cos(y_turn) - v[2] * sin(y_turn), w2 = v1 * sin(y_turn) + v[2] * cos(y_turn);
-      for (const Wide& value : {v0, w1, w2}) out.push_back(to_fp32(value));
+      for (const Wide& value : {v0, w1, w2}) out.push_back(to_fp32(stretch * value));
     }
     return out;
   }
@@ -546,18 +548,27 @@ TEST(VariantAxes, NonCommutingTurnsFailCompositionAcrossTheirAxes) {
   EXPECT_EQ(results.at("rotationsComposeAdditively").verdict, VariantVerdict::failed);
   EXPECT_EQ(results.at("innerProductDependsOnlyOnRelativePosition").verdict, VariantVerdict::failed);
   EXPECT_EQ(results.at("distinctPositionsGiveDistinctRotations").verdict, VariantVerdict::held);
+  // A product of turns is not the exponential of a sum: R(-p) = R_12(-y) R_01(-x) is not
+  // R(p)^T = R_01(-x) R_12(-y).
+  EXPECT_EQ(results.at("rotationAtNegatedPositionIsTheTranspose").verdict, VariantVerdict::failed);
+  TwoPlaneRotation stretched;
+  stretched.stretch = Wide("1.5");
+  EXPECT_EQ(run(stretched, declaration).at("rotationPreservesNormPerPair"), VariantVerdict::failed);
 }
 
-// A 2-D sinusoid (x pairs then y pairs) keeps PE(p + k) = M_k PE(p) over Z^2; a 2-D ALiBi-like
+// A 2-D sinusoid (x pairs then y pairs) keeps PE(p + k) = M_k PE(p) over Z^2, one whose y pairs
+// turn by y^2 theta does not (its pairs stay on the circle); a 2-D ALiBi-like
 // bias on |i_x - j_x| + |i_y - j_y| is translation invariant along both axes; one on i_x + j_x
 // is not, along x only.
 TEST(VariantAxes, TwoDTablesAndBiases) {
   struct Table final : VariantKernel {
+    bool y_squared = false;  // the y pairs at angle y^2 theta: not a fixed block map along y
     std::vector<double> evaluate(const VariantBatch& batch) const override {
       std::vector<double> out;
       for (std::size_t r = 0; r < batch.rows(); ++r)
         for (int e = 0; e < 8; ++e) {
-          const Wide phi = Wide(batch.positions[2 * r + static_cast<std::size_t>(e / 4)]) * frequency(e % 4 / 2, 4);
+          const Wide p(batch.positions[2 * r + static_cast<std::size_t>(e / 4)]);
+          const Wide phi = (y_squared && e >= 4 ? p * p : p) * frequency(e % 4 / 2, 4);
           out.push_back(to_fp32(e % 2 == 0 ? sin(phi) : cos(phi)));
         }
       return out;
@@ -567,6 +578,11 @@ TEST(VariantAxes, TwoDTablesAndBiases) {
   table.axes = 2;
   table.max_position = 1 << 12;
   for (const auto& [name, verdict] : run(Table{}, table)) EXPECT_EQ(verdict, VariantVerdict::held) << name;
+  Table squared;
+  squared.y_squared = true;
+  const Verdicts squared_verdicts = run(squared, table);
+  EXPECT_EQ(squared_verdicts.at("sinusoidShiftIsAFixedBlockRotation"), VariantVerdict::failed);
+  EXPECT_EQ(squared_verdicts.at("sinusoidEntriesLieOnTheUnitCircle"), VariantVerdict::held);
 
   struct Bias final : VariantKernel {
     bool on_sum = false;
