@@ -33,9 +33,10 @@ VERSION = "2.8.3.post2"
 SDIST_SHA256 = "d0f9f0b08a986cdeadbffcf5ec8b3a8f514366c68ad1853d3ab061bc83cc340b"
 SOURCE = "flash_attn/ops/triton/rotary.py: rotary_kernel, apply_rotary"
 # One program per 2 heads and 8 tokens of a batch row (4 tokens above 128 rotary dims), each
-# program about 50 ms here: up to 32 tokens and 4096 elements a case.
+# program about 40 ms here: up to 32 tokens and 2048 elements a case (4096 took 31 to 113 s per
+# row of 20 cases a cell).
 MAX_TOKENS = 32
-MAX_ELEMENTS = 4096
+MAX_ELEMENTS = 2048
 
 
 def rotary():

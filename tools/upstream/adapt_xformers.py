@@ -46,9 +46,9 @@ WHEEL_SHA256 = "ccc73c7db9890224ab05f5fb60e2034f9e6c8672a10be0cf00e95cbbae3eda7c
 SOURCE = "xformers/ops/rope_padded.py: rope_padded (xformers/ops/_triton/rope_padded_kernels.py: _rope_padded_kernel)"
 KERNELS = "xformers.ops._triton.rope_padded_kernels"
 # One program per token and head, of the queries, keys and values alike (about 30 ms each here):
-# up to 4 tokens and 2048 elements a case.
+# up to 4 tokens and 1024 elements a case (2048 took up to 119 s per row of 20 cases a cell).
 MAX_TOKENS = 4
-MAX_ELEMENTS = 2048
+MAX_ELEMENTS = 1024
 # Key cache slots per sequence of the decode batch (kv_padding).
 CACHE_SLOTS = 3
 
