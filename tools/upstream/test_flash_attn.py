@@ -1,19 +1,20 @@
-"""adapt_flash_attn.py's callables, run through Triton's GPU-faithful interpreter, equal bit for bit
-the float32 rotation of x (widened) by the tables they hand apply_rotary (transformers' cos and
+"""adapt_flash_attn.py's callables, run through Triton's GPU-faithful interpreter, equal bit for
+bit the float32 rotation of x (widened) by the tables they hand apply_rotary (transformers' cos and
 sin, widened to float32 too), rounded once to x's dtype: transformers' apply_rotary_pos_emb for
 NeoX pairs, x[2i] * c - x[2i+1] * s and x[2i] * s + x[2i+1] * c for interleaved ones (the kernel's
 own order, each product and sum rounded to float32); every batch row at its own positions (through
 seqlen_offsets, or cu_seqlens with two sequences per batch row), up to 2^31 - 1; the dims past a
-partial rotary's rot unchanged; in place, x itself written; x in any memory order. The
-launches are flash-attn's grid, one program per 2 heads, 8 tokens (4 above 128 rotary dims) and
-sequence. Run in the triton upstream venv: `python -m pytest tools/upstream/test_flash_attn.py`
-(its first run has pip fetch the pinned sdist).
+partial rotary's rot unchanged; in place, x itself written; x in any memory order. The launches are
+flash-attn's grid, one program per 2 heads, 8 tokens (4 above 128 rotary dims) and sequence. Each
+float32 row's spec is what its kernel computes at small positions
+(triton_adapter_tests.assert_computes_its_spec). Run in the triton upstream venv: `python -m pytest
+tools/upstream/test_flash_attn.py` (its first run has pip fetch the pinned sdist).
 """
 import math
 
 import pytest
 
-from triton_test_mode import gpu_faithful_or_skip
+from triton_adapter_tests import assert_computes_its_spec, gpu_faithful_or_skip
 
 gpu_faithful_or_skip("transformers")
 import peconform  # noqa: E402
@@ -96,3 +97,9 @@ def test_the_kernel_launches_flash_attns_grid():
     assert launches("neox/llama-3.1-8b/fp32") == batch * math.ceil(seq / 8) * math.ceil(HEADS / 2)
     # Varlen: seq 9 cuts into sequences of 5 and 4; the grid spans max_seqlen 5, one block each.
     assert launches("varlen/qwen2-7b/fp32") == 2 * batch * math.ceil(HEADS / 2)
+
+
+
+@pytest.mark.parametrize("row", [r for r in adapt_flash_attn.rows() if r.key.endswith("/fp32")], ids=lambda r: r.key)
+def test_each_rows_spec_is_what_its_kernel_computes(row):
+    assert_computes_its_spec(row)

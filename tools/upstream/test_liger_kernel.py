@@ -3,14 +3,15 @@ bit transformers' own rotation (modeling_llama.apply_rotary_pos_emb: x * cos + r
 sin) of x in cos's dtype by the tables transformers' rotary module hands, cast to x's dtype:
 float32 tables rotate in float32 and round once, storage-dtype tables round each product and the
 sum (the rows' math keys); every batch row at its own positions, up to 2^31 - 1, and the dims past
-a partial rotary's rot unchanged. Liger's dispatcher runs its Triton kernel here; Liger writes
-into the projection whose transposed view it is handed (FINDINGS.md, found while adapting); and as
-the interpreter ships, bf16 tables give NaN (FINDINGS.md, Triton's own). Run in the triton
-upstream venv: `python -m pytest tools/upstream/test_liger_kernel.py`.
+a partial rotary's rot unchanged. Liger's dispatcher runs its Triton kernel here; Liger writes into
+the projection whose transposed view it is handed (FINDINGS.md, found while adapting); and as the
+interpreter ships, bf16 tables give NaN (FINDINGS.md, Triton's own). Each float32 row's spec is
+what its kernel computes at small positions (triton_adapter_tests.assert_computes_its_spec). Run in
+the triton upstream venv: `python -m pytest tools/upstream/test_liger_kernel.py`.
 """
 import pytest
 
-from triton_test_mode import gpu_faithful_or_skip
+from triton_adapter_tests import assert_computes_its_spec, gpu_faithful_or_skip
 
 gpu_faithful_or_skip("liger_kernel", "transformers")
 import peconform  # noqa: E402
@@ -97,3 +98,9 @@ def test_as_shipped_bf16_tables_give_nan_and_float32_tables_round_toward_zero():
         peconform.triton.select("gpu-faithful")
     assert not torch.equal(shipped, faithful)
     assert bool((shipped.float().abs() <= faithful.float().abs()).all())  # toward zero, never away from it
+
+
+
+@pytest.mark.parametrize("row", [r for r in adapt_liger_kernel.rows() if r.key.endswith("/fp32")], ids=lambda r: r.key)
+def test_each_rows_spec_is_what_its_kernel_computes(row):
+    assert_computes_its_spec(row)

@@ -1,7 +1,8 @@
 """pinned_sources.py without a network: an archive already fetched is found and not fetched again,
-and refused where its sha256 is not the pin's (or where there are two), a member is read out of a wheel and out of an sdist's top folder, and a
-file loads under its dotted name with its relative imports answered by the modules provided under
-that name's parents. Needs nothing but Python (ctest runs it with Debian's)."""
+and refused where its sha256 is not the pin's (or where there are two), a member is read out of a
+wheel and out of an sdist's top folder, and a file loads under its dotted name with its relative
+imports answered by the modules provided under that name's parents. Needs nothing but Python (ctest
+runs it with Debian's)."""
 import hashlib
 import sys
 import tarfile

@@ -2,10 +2,11 @@
 fast_rope_embedding, rotate x by the tables they hand Unsloth (transformers' cos and sin): each
 element within what the kernel's fma forms allow of the float64 rotation by those tables (below),
 every batch row at its own positions (a call per batch row where they differ, one for the batch
-where they agree), up to 2^31 - 1. The positions path rotates the projection it is handed in
-place and the indices path writes a fresh tensor, as the docstring says; the file comes from the
-pinned wheel, and its device probe answers for a CPU tensor without CUDA; as the interpreter ships,
-bf16 tables give NaN (FINDINGS.md, Triton's own). Run in the triton upstream venv:
+where they agree), up to 2^31 - 1. The positions path rotates the projection it is handed in place
+and the indices path writes a fresh tensor, as the docstring says; the file comes from the pinned
+wheel, and its device probe answers for a CPU tensor without CUDA; as the interpreter ships, bf16
+tables give NaN (FINDINGS.md, Triton's own). Each float32 row's spec is what its kernel computes at
+small positions (triton_adapter_tests.assert_computes_its_spec). Run in the triton upstream venv:
 `python -m pytest tools/upstream/test_unsloth.py` (its first run has pip fetch the pinned wheel).
 
 The bound: out0 = fma(a, c, -(b * s)) with the product b * s rounded to the compute dtype (u_c:
@@ -15,7 +16,7 @@ once more, then the store to the storage dtype (u_s): |out0 - exact| <= u_c |b s
 """
 import pytest
 
-from triton_test_mode import gpu_faithful_or_skip
+from triton_adapter_tests import assert_computes_its_spec, gpu_faithful_or_skip
 
 gpu_faithful_or_skip("transformers")
 import peconform  # noqa: E402
@@ -91,3 +92,9 @@ def test_as_shipped_bf16_tables_give_nan():
         assert torch.isnan(row.kernel()(x_for(128, torch.bfloat16, 8), POSITIONS, spec)).any()
     finally:
         peconform.triton.select("gpu-faithful")
+
+
+
+@pytest.mark.parametrize("row", [r for r in adapt_unsloth.rows() if r.key.endswith("/fp32")], ids=lambda r: r.key)
+def test_each_rows_spec_is_what_its_kernel_computes(row):
+    assert_computes_its_spec(row)

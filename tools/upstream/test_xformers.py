@@ -1,17 +1,18 @@
 """adapt_xformers.py's callables, run through Triton's GPU-faithful interpreter, equal bit for bit
-xformers' recipe computed by NumPy in float32: θ_k = powf(theta, fl(2k / -d)), the angle
-fl(fl(p) θ_k), cos and sin of it in float32, the pair (a, b) rotated as a c - b s and b c + a s in
-float32 and rounded once to x's dtype; in both pairings, for the queries read from out_q and the
-keys read from their slots of the padded decode cache, every token at its own position up to
-2^31 - 1. And the premise of float32_pow: under the interpreter, xformers' own
-libdevice_find("pow") gives the empty declaration, which returns None (triton issue 8825). Run in
-the triton upstream venv: `python -m pytest tools/upstream/test_xformers.py` (its first run has
-pip fetch the pinned wheel).
+xformers' recipe computed by NumPy in float32: θ_k = powf(theta, fl(2k / -d)), the angle fl(fl(p)
+θ_k), cos and sin of it in float32, the pair (a, b) rotated as a c - b s and b c + a s in float32
+and rounded once to x's dtype; in both pairings, for the queries read from out_q and the keys read
+from their slots of the padded decode cache, every token at its own position up to 2^31 - 1. And
+the premise of float32_pow: under the interpreter, xformers' own libdevice_find("pow") gives the
+empty declaration, which returns None (triton issue 8825). Each float32 row's spec is what its
+kernel computes at small positions (triton_adapter_tests.assert_computes_its_spec). Run in the
+triton upstream venv: `python -m pytest tools/upstream/test_xformers.py` (its first run has pip
+fetch the pinned wheel).
 """
 import numpy as np
 import pytest
 
-from triton_test_mode import gpu_faithful_or_skip
+from triton_adapter_tests import assert_computes_its_spec, gpu_faithful_or_skip
 
 gpu_faithful_or_skip()
 import peconform  # noqa: E402
@@ -57,3 +58,9 @@ def test_the_interpreters_libdevice_pow_is_an_empty_declaration():
     assert libdevice_find("pow")(2.0, 3.0) is None
     import xformers.ops._triton.rope_padded_kernels as kernels
     assert kernels.pow is adapt_xformers.float32_pow
+
+
+
+@pytest.mark.parametrize("row", [r for r in adapt_xformers.rows() if r.key.endswith("/fp32")], ids=lambda r: r.key)
+def test_each_rows_spec_is_what_its_kernel_computes(row):
+    assert_computes_its_spec(row)
