@@ -299,10 +299,4 @@ Evaluation unrounded(const Spec& spec, std::vector<Wide> values) {
   return Evaluation{spec, Point{}, {}, std::move(values), std::move(zeros)};
 }
 
-Point shifted(const Point& point, std::int64_t shift, int arity) {
-  Point out = point;
-  for (int axis = 0; axis < arity; ++axis) out.c[static_cast<std::size_t>(axis)] += shift;
-  return out;
-}
-
 }  // namespace peconform

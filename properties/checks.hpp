@@ -134,7 +134,5 @@ std::vector<Wide> finite_input(const Spec& spec, std::size_t count);
 std::vector<Wide> comparable_input(const Spec& spec, std::size_t count);
 // Values that carry no error of their own (an input vector on one side of an inner product).
 Evaluation unrounded(const Spec& spec, std::vector<Wide> values);
-// Shifts every coordinate of `point` by `shift`.
-Point shifted(const Point& point, std::int64_t shift, int arity);
 
 }  // namespace peconform

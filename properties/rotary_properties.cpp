@@ -14,10 +14,44 @@
 namespace peconform {
 namespace {
 
+// The families with R(a)R(b) = R(a+b): rope in `layouts`, rope2d and mRoPE in the rotating
+// layouts only. Those two run the N-D relations' bodies (check_over_its_axes), which read
+// element e of f(x, p) as x's element e turned; interleavedToHalfIsInterleavedThenRegrouped ties
+// mRoPE's interleaved_to_half to its interleaved rotation.
+rc::Gen<Spec> gen_relation_spec(const std::vector<Layout>& layouts = every_layout()) {
+  return rc::gen::oneOf(gen_rotary_spec({Family::rope, all_plans(), Partial::sometimes, layouts}),
+                        gen_rotary_spec({Family::mrope, {PlanKind::none, PlanKind::linear}, Partial::sometimes, rotating_layouts()}),
+                        gen_rotary_spec({Family::rope2d, {PlanKind::none}, Partial::never}));
+}
+
 // Every rotary family; xPos limited to the plans whose frequencies it shares with RoPE.
 rc::Gen<Spec> gen_any_rotary_spec(const std::vector<Layout>& layouts = every_layout()) {
-  return rc::gen::oneOf(gen_plain_rotary_spec(layouts),
+  return rc::gen::oneOf(gen_relation_spec(layouts),
                         gen_rotary_spec({Family::xpos, {PlanKind::none, PlanKind::linear}, Partial::sometimes, layouts}));
+}
+
+// rope2d and mRoPE, whose positions have two and three axes.
+bool has_several_axes(const Spec& spec) { return point_arity(spec.family) > 1; }
+
+// How a case's tag names its scope: "all axes", "axis 1", "axes 0,2".
+std::string scope_tag(const std::vector<int>& scope) {
+  if (scope.empty()) return "all axes";
+  if (scope.size() == 1) return fmt::format("axis {}", scope[0]);
+  return fmt::format("axes {},{}", scope[0], scope[1]);
+}
+
+// rope2d and mRoPE state the relations they share with the variants through the variants' own
+// N-D bodies (variant_rotary_relations.cpp): over their 2 or 3 axes, each case under a scope
+// drawn from those the relation's forms allow (all axes, one axis, a pair of axes), the scopes
+// `peconform properties --plugin` runs a variant's relation under one by one.
+void check_over_its_axes(const VariantRelation& relation, const Evaluator& evaluator, const Spec& spec) {
+  RelationSubject subject = rotary_spec_subject(evaluator, spec);
+  const std::vector<std::vector<int>> scopes = axis_scopes(relation.forms, subject.axes);
+  if (scopes.size() > 1) {
+    subject.scope = *rc::gen::elementOf(scopes);
+    RC_TAG(scope_tag(subject.scope));
+  }
+  relation.check(subject);
 }
 
 // A spec drawn from `specs` and tagged with its family.
@@ -30,6 +64,7 @@ Spec draw_tagged(const rc::Gen<Spec>& specs) {
 void rotation_preserves_norm_per_pair(const Implementation& implementation) {
   const Spec spec = draw_tagged(gen_any_rotary_spec());
   const auto evaluator = implementation.prepare(spec, gen_sequence_length());
+  if (has_several_axes(spec)) return check_over_its_axes(kVariantNormPreserved, *evaluator, spec);
   const Point point = *gen_point(spec);
   RC_TAG(position_band(point.c[0]));
   const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
@@ -57,18 +92,17 @@ void rotation_preserves_norm_per_pair(const Implementation& implementation) {
 }
 
 void inner_product_depends_only_on_relative_position(const Implementation& implementation) {
-  const Spec spec = draw_tagged(gen_plain_rotary_spec());
+  const Spec spec = draw_tagged(gen_relation_spec());
   const auto evaluator = implementation.prepare(spec, gen_sequence_length());
-  const int arity = point_arity(spec.family);
+  if (has_several_axes(spec)) return check_over_its_axes(kVariantRelativePosition, *evaluator, spec);
   const Point m = *gen_point(spec), n = *gen_point(spec);
-  const std::int64_t highest = std::max(*std::max_element(m.c.begin(), m.c.end()), *std::max_element(n.c.begin(), n.c.end()));
-  const std::int64_t shift = *gen_position(kLargestPosition - highest);
+  const std::int64_t shift = *gen_position(kLargestPosition - std::max(m.c[0], n.c[0]));
   RC_TAG(position_band(shift));
   const std::vector<Wide> q = comparable_input(spec, static_cast<std::size_t>(spec.d));
   const std::vector<Wide> k = comparable_input(spec, static_cast<std::size_t>(spec.d));
   const Evaluation qm = evaluate(*evaluator, spec, m, q), kn = evaluate(*evaluator, spec, n, k);
-  const Evaluation qs = evaluate(*evaluator, spec, shifted(m, shift, arity), q);
-  const Evaluation ks = evaluate(*evaluator, spec, shifted(n, shift, arity), k);
+  const Evaluation qs = evaluate(*evaluator, spec, Point{{m.c[0] + shift}}, q);
+  const Evaluation ks = evaluate(*evaluator, spec, Point{{n.c[0] + shift}}, k);
   require_equal_products_by_term(qm, kn, qs, ks, rotary_terms(spec), "<R(m)q, R(n)k> = <R(m+s)q, R(n+s)k>, pair by pair");
 }
 
@@ -77,6 +111,7 @@ void rotations_compose_additively(const Implementation& implementation) {
   // twice; interleavedToHalfIsInterleavedThenRegrouped ties it to a rotating layout instead.
   const Spec spec = draw_tagged(gen_any_rotary_spec(rotating_layouts()));
   const auto evaluator = implementation.prepare(spec, gen_sequence_length());
+  if (has_several_axes(spec)) return check_over_its_axes(kVariantComposition, *evaluator, spec);
   const Point a = *gen_point(spec, position_limit(spec) / 2), b = *gen_point(spec, position_limit(spec) / 2);
   RC_TAG(position_band(a.c[0] + b.c[0]));
   const Point sum = add_points(a, b);
@@ -109,6 +144,7 @@ void rotations_compose_additively(const Implementation& implementation) {
 void rotation_at_position_zero_is_the_identity(const Implementation& implementation) {
   const Spec spec = draw_tagged(gen_any_rotary_spec());
   const auto evaluator = implementation.prepare(spec, gen_sequence_length());
+  if (has_several_axes(spec)) return check_over_its_axes(kVariantIdentityAtZero, *evaluator, spec);
   const std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
   const Evaluation zero = evaluate(*evaluator, spec, Point{}, x);
   const Evaluation unit = evaluate(*evaluator, spec, Point{}, unit_pairs_input(spec));
@@ -135,8 +171,9 @@ void rotation_at_position_zero_is_the_identity(const Implementation& implementat
 
 void rotation_at_negated_position_is_the_transpose(const Implementation& implementation) {
   // Only a rotation has its inverse as its transpose (see rotations_compose_additively).
-  const Spec spec = draw_tagged(gen_plain_rotary_spec(rotating_layouts()));
+  const Spec spec = draw_tagged(gen_relation_spec(rotating_layouts()));
   const auto evaluator = implementation.prepare(spec, gen_sequence_length());
+  if (has_several_axes(spec)) return check_over_its_axes(kVariantTranspose, *evaluator, spec);
   const Point a = *gen_point(spec);
   RC_TAG(position_band(a.c[0]));
   const std::vector<Wide> x = comparable_input(spec, static_cast<std::size_t>(spec.d));
@@ -147,11 +184,12 @@ void rotation_at_negated_position_is_the_transpose(const Implementation& impleme
                                  "<R(a)x, y> = <x, R(-a)y>, pair by pair");
 }
 
-// The variant relation's body (variant_rotary_relations.cpp) on a drawn spec.
+// The variant relation's body (variant_rotary_relations.cpp) on a drawn spec of any family, over
+// its axes.
 void rotation_is_linear_in_x(const Implementation& implementation) {
   const Spec spec = draw_tagged(gen_any_rotary_spec());
   const auto evaluator = implementation.prepare(spec, gen_sequence_length());
-  kVariantLinearity.check(rotary_spec_subject(*evaluator, spec));
+  check_over_its_axes(kVariantLinearity, *evaluator, spec);
 }
 
 // One input x at one point, evaluated under the interleaved layout, under half on P x (P the
@@ -241,6 +279,8 @@ void partial_rotary_leaves_pass_through_dims_bit_identical(const Implementation&
                                     gen_rotary_spec({Family::mrope, {PlanKind::none}, Partial::always}));
   RC_TAG(std::string(family_name(spec.family)), spec.rot_at == RotaryPlacement::first ? "rot_at=first" : "rot_at=last");
   const auto evaluator = implementation.prepare(spec, gen_sequence_length());
+  // mRoPE in every layout: the body reads only the pass-through dims, which no layout moves.
+  if (has_several_axes(spec)) return check_over_its_axes(kVariantPassThrough, *evaluator, spec);
   // The rotated dims finite; the pass-through dims anything, NaN and Inf included.
   std::vector<Wide> x = finite_input(spec, static_cast<std::size_t>(spec.d));
   const std::vector<Wide> wild = *gen_values(spec.dtype, x.size(), Finiteness::specials_too);

@@ -47,6 +47,9 @@ struct RelationSubject {
   // The axes a relation stated per axis moves positions along (VariantRelation::forms): one
   // axis, two (the first move along the first, the second along the second), or none: all.
   std::vector<int> scope;
+  // A spec's positions print in its family's point form (3:7 for rope2d, 1:2:3 for mRoPE), as
+  // its other catalog cases print them; a variant's print as (3,7).
+  bool spec_points = false;
 
   // "variant(...) at 5", "variant(...) at (3,7)", a bias "at 5:2"; several points joined by "; ".
   std::string case_text(const AxesPoint& point) const;
@@ -88,10 +91,18 @@ extern const VariantRelation kVariantTableRadius;
 // Biases (variant_bias_relations.cpp).
 extern const VariantRelation kVariantBiasTranslation;
 
-// A rotary spec as a RelationSubject over one axis (the point's first coordinate): its pairs,
-// its amplitude left to the relation (1), the catalog's position limit. For catalog properties
-// that run a relation's body on a spec; `evaluator` must outlive the subject.
+// A rotary spec as a RelationSubject over its family's axes (point_arity: one for rope and xPos,
+// two for rope2d, three for mRoPE), each up to the catalog's position limit, with its pairs and
+// spec.amp as the amplitude A. spec.amp is the whole amplitude of rope2d and of mRoPE (their
+// plans, none and linear, scale none); a rope or xPos spec's may be more (YaRN's attention
+// factor, xPos's zeta^(p/scale_base)), so only the relations that read no A (linearity) are run
+// on those. For catalog properties that run a relation's body on a spec; `evaluator` must
+// outlive the subject.
 RelationSubject rotary_spec_subject(const Evaluator& evaluator, const Spec& spec);
+
+// The scopes (RelationSubject::scope) a relation of `forms` runs under over `axes` axes: all axes
+// ({}) first, then each axis alone, then each pair of axes (first < second), as the forms allow.
+std::vector<std::vector<int>> axis_scopes(AxisForms forms, int axes);
 
 // The N-D position drawn for a relation: one coordinate per axis, each as gen_position(limit of
 // that axis) draws it (over one axis, exactly the draw of the one-axis relations before axes

@@ -114,15 +114,16 @@ struct Form {
 };
 
 std::vector<Form> forms_of(std::string_view name, const VariantRelation& relation, int axes) {
-  std::vector<Form> forms{{std::string(name), axes > 1 ? "all axes" : "", {}}};
-  if (axes == 1 || relation.forms == AxisForms::whole) return forms;
-  for (int axis = 0; axis < axes; ++axis)
-    forms.push_back({fmt::format("{}[axis {}]", name, axis), fmt::format("axis {}", axis), {axis}});
-  if (relation.forms != AxisForms::per_axis_and_pair) return forms;
-  for (int first = 0; first < axes; ++first)
-    for (int second = first + 1; second < axes; ++second)
-      forms.push_back({fmt::format("{}[axes {},{}]", name, first, second), fmt::format("axes {} and {}", first, second),
-                       {first, second}});
+  std::vector<Form> forms;
+  for (const std::vector<int>& scope : axis_scopes(relation.forms, axes)) {
+    if (scope.empty())
+      forms.push_back({std::string(name), axes > 1 ? "all axes" : "", {}});
+    else if (scope.size() == 1)
+      forms.push_back({fmt::format("{}[axis {}]", name, scope[0]), fmt::format("axis {}", scope[0]), scope});
+    else
+      forms.push_back({fmt::format("{}[axes {},{}]", name, scope[0], scope[1]),
+                       fmt::format("axes {} and {}", scope[0], scope[1]), scope});
+  }
   return forms;
 }
 

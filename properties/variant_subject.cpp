@@ -9,6 +9,7 @@
 
 #include "precision/error_model.hpp"
 #include "properties/generators.hpp"
+#include "reference/point.hpp"
 #include "reference/real_types.hpp"
 #include "reference/rotary.hpp"
 
@@ -167,19 +168,24 @@ Spec carrier_spec(const VariantDeclaration& declaration) {
 
 namespace {
 
-// A spec's Evaluator at one axis: the position is the point's first coordinate, as the
-// one-axis relations have always evaluated a spec.
-class SpecOnOneAxis final : public AxesEvaluator {
+// A spec's Evaluator at its own points: coordinate a of the position is the point's c[a] (one
+// for rope and xPos, x and y for rope2d, t, h and w for mRoPE).
+class SpecAtItsPoints final : public AxesEvaluator {
  public:
-  explicit SpecOnOneAxis(const Evaluator& evaluator) : evaluator_(evaluator) {}
+  explicit SpecAtItsPoints(const Evaluator& evaluator) : evaluator_(evaluator) {}
   std::vector<Wide> evaluate(const AxesPoint& point, std::span<const Wide> input) const override {
-    return evaluator_.evaluate(Point{{point.position.at(0), 0, 0}}, input);
+    return evaluator_.evaluate(spec_point(point), input);
   }
   std::vector<Wide> error_bounds(const AxesPoint& point, std::span<const Wide> input) const override {
-    return evaluator_.error_bounds(Point{{point.position.at(0), 0, 0}}, input);
+    return evaluator_.error_bounds(spec_point(point), input);
   }
 
  private:
+  static Point spec_point(const AxesPoint& point) {
+    Point out;
+    std::copy(point.position.begin(), point.position.end(), out.c.begin());
+    return out;
+  }
   const Evaluator& evaluator_;
 };
 
@@ -198,10 +204,22 @@ RelationSubject variant_subject(const VariantKernel& kernel, const VariantDeclar
 }
 
 RelationSubject rotary_spec_subject(const Evaluator& evaluator, const Spec& spec) {
-  RelationSubject subject{std::make_shared<SpecOnOneAxis>(evaluator), spec, spec.canonical(), {position_limit(spec)}, {},
-                          Wide(1), true, 1, {}};
+  const int axes = point_arity(spec.family);
+  RelationSubject subject{std::make_shared<SpecAtItsPoints>(evaluator), spec, spec.canonical(),
+                          std::vector<std::int64_t>(static_cast<std::size_t>(axes), position_limit(spec)), {},
+                          from_decimal<Wide>(spec.amp), true, axes, {}, true};
   for (const auto& [a, b] : rotary_pairs(spec)) subject.groups.push_back({a, b});
   return subject;
+}
+
+std::vector<std::vector<int>> axis_scopes(AxisForms forms, int axes) {
+  std::vector<std::vector<int>> scopes{{}};
+  if (axes == 1 || forms == AxisForms::whole) return scopes;
+  for (int axis = 0; axis < axes; ++axis) scopes.push_back({axis});
+  if (forms != AxisForms::per_axis_and_pair) return scopes;
+  for (int first = 0; first < axes; ++first)
+    for (int second = first + 1; second < axes; ++second) scopes.push_back({first, second});
+  return scopes;
 }
 
 std::vector<std::int64_t> draw_position(const std::vector<std::int64_t>& limits) {
@@ -220,7 +238,14 @@ std::string RelationSubject::case_text(const AxesPoint& point) const { return ca
 std::string RelationSubject::case_text(const std::vector<AxesPoint>& points) const {
   std::string text = name + " at ";
   for (std::size_t i = 0; i < points.size(); ++i) {
-    text += (i == 0 ? "" : "; ") + position_text(points[i].position);
+    text += i == 0 ? "" : "; ";
+    if (spec_points) {
+      Point point;
+      std::copy(points[i].position.begin(), points[i].position.end(), point.c.begin());
+      text += format_point(carrier.family, point);
+    } else {
+      text += position_text(points[i].position);
+    }
     if (!points[i].key.empty()) text += ":" + position_text(points[i].key);
   }
   return text;

@@ -10,11 +10,13 @@
 #include <fmt/format.h>
 #include <iostream>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "mutants.hpp"
 #include "properties/checks.hpp"
 #include "properties/property.hpp"
+#include "properties/variant_relations.hpp"
 #include "property_profile.hpp"
 
 namespace peconform {
@@ -91,6 +93,7 @@ const std::vector<std::pair<std::string_view, std::string_view>> kNamedMutants{
     {"yarn-ramp-reversed", "yarnFrequenciesFollowTheRampFromDefaultToLinear"},
     {"t5-float32-log-truncated", "t5LogBucketsLieBetweenIntegerPowerBoundaries"},
     {"shaw-window-symmetric", "shawIndicesAreClippedToTheWindow"},
+    {"rope2d-row-in-bf16", "innerProductDependsOnlyOnRelativePosition"},
 };
 
 // Past fp32-angle's horizon (|phi| about 2^22.4 with a correctly rounded theta) no bound can
@@ -126,8 +129,10 @@ void expect_rejected(const Property& property, std::string_view name) {
     return;
   }
   ASSERT_NE(failure, nullptr) << property.name << " accepted the mutant " << name << " in " << kMutantCases << " cases";
-  // Thrown, not compared: the evaluator's exception (checks.cpp evaluate()) or one escaping the property.
+  // Thrown, not compared: the evaluator's exception (checks.cpp evaluate(), or RelationSubject::evaluate
+  // for the N-D bodies rope2d and mRoPE run) or one escaping the property.
   EXPECT_EQ(failure->description.find("  threw: "), std::string::npos) << failure->description;
+  EXPECT_EQ(failure->description.find("a thrown exception: "), std::string::npos) << failure->description;
   EXPECT_EQ(failure->description.find("Exception"), std::string::npos) << failure->description;
   // A failure must carry what replays it: the case string and the seed.
   EXPECT_NE(failure->description.find("case: "), std::string::npos) << failure->description;
@@ -145,6 +150,35 @@ class MutantTest : public testing::Test {
   const Property& property_;
   std::string_view mutant_;
 };
+
+// rope2d states its relations through the N-D bodies over its two axes (rotary_properties.cpp):
+// a bug on one axis fails the relation along that axis, the failure naming the axis and printing
+// the case's points as rope2d's x:y, and the relation holds along the other axis.
+TEST(MultiAxisCatalog, ARowIndexInBf16FailsRelativePositionAlongTheRowAxisOnly) {
+  const Spec spec = Spec::parse("rope2d(d=8)");
+  const auto evaluator = mutant("rope2d-row-in-bf16").prepare(spec, 2);
+  const auto run_along = [&](int axis) {
+    RelationSubject subject = rotary_spec_subject(*evaluator, spec);
+    subject.scope = {axis};
+    rc::detail::TestMetadata metadata;
+    metadata.id = fmt::format("MultiAxisCatalog/axis{}", axis);
+    rc::detail::TestParams params = rc::detail::configuration().testParams;
+    params.maxSuccess = 500;
+    params.disableShrinking = true;
+    return rc::detail::checkProperty(rc::detail::toProperty([&] { kVariantRelativePosition.check(subject); }), metadata, params);
+  };
+  const rc::detail::TestResult along_x = run_along(0), along_y = run_along(1);
+  EXPECT_TRUE(along_x.template is<rc::detail::SuccessResult>()) << "the x axis is exact, and its relation failed";
+  ASSERT_TRUE(along_y.template is<rc::detail::FailureResult>()) << "y in bf16 passed 500 cases along the y axis";
+  const std::string& description = along_y.template get<rc::detail::FailureResult>().description;
+  EXPECT_NE(description.find("group by group along axis 1"), std::string::npos) << description;
+  const std::string prefix = "case: " + spec.canonical() + " at ";
+  const std::size_t at = description.find(prefix);
+  ASSERT_NE(at, std::string::npos) << description;
+  const std::size_t from = at + prefix.size();
+  const std::string first_point = description.substr(from, description.find_first_of(";\n ", from) - from);
+  EXPECT_TRUE(std::regex_match(first_point, std::regex("[0-9]+:[0-9]+"))) << "a rope2d point prints as x:y: " << description;
+}
 
 TEST(MutantCatalog, EveryMutantIsMeantForSomeProperty) {
   std::set<std::string_view> used;

@@ -463,6 +463,12 @@ std::vector<Mutant> build_mutants() {
         if (spec.family == Family::rope2d) std::swap(point.c[0], point.c[1]);
         return point;
       }));
+  add("rope2d-row-in-bf16", "2-D axial RoPE whose row index y is made in bf16 (a grid from arange in the model's dtype) "
+      "while x stays exact: integers past 256 round, so only the y pairs' relations break",
+      point_only([](const Spec& spec, Point point) {
+        if (spec.family == Family::rope2d) point.c[1] = static_cast<std::int64_t>(stored(Wide(point.c[1]), Dtype::bf16));
+        return point;
+      }));
   add("xpos-key-uses-query-scale", "xPos keys scaled by zeta^(+n) like queries instead of zeta^(-n)",
       spec_only([](Spec spec, std::int64_t) { spec.role = XposRole::query; return spec; }));
   add("odd-dim-column-unwritten", "odd d leaving the last element unwritten (ggml #1324)",
