@@ -20,8 +20,15 @@ every object built before them, so ninja always recompiles the file that changed
 reuses an object built from other text. Each room starts with a build of the whole tree, so
 no target outside the room keeps an object built from another room's mutant.
 
+Seeds: a measurement is honest only on mutants no test was written against, so by default each
+run draws a fresh seed that no earlier run used (tools/mutation/seeds.txt keeps every seed a run
+has used, with its commit, date and rooms; the file is committed with the results) and prints
+it. --seed N repeats an earlier draw, to check that the tests written since kill its survivors.
+
 Results: one JSON line per mutant (room, file, mutant, status, the changed line, seconds) in
---log, and a table per room on standard output, in the form tools/MUTATION.md keeps.
+--log, and a table per room on standard output, in the form tools/MUTATION.md keeps, with the
+room's cost: its whole time, and the seconds spent on mutants that built and on those that did
+not.
 """
 import argparse
 import dataclasses
@@ -30,6 +37,7 @@ import json
 import os
 import pathlib
 import random
+import secrets
 import shlex
 import shutil
 import subprocess
@@ -41,6 +49,18 @@ import time
 class Room:
     sources: tuple      # the files mutated, relative to the tree
     tests: tuple        # (test binary, its path under the build's tests/; gtest filter or "") pairs
+    environment: tuple = ()  # (name, value) pairs set for the room's test runs
+
+
+# The property binaries' CI profile runs 4000 cases a property (minutes a run); a mutant in the
+# properties or the reference is run against 300 (RC_PARAMS applies on top of the profile:
+# tests/properties/property_profile.hpp). A mutant that makes a property reject the reference
+# only on rarer draws survives here and is counted so: the room's score is a lower bound.
+# mutant_test sets its own 2000 cases, and stops at each planted bug's first rejection.
+PROPERTY_BUDGET = (("RC_PARAMS", "max_success=300"),)
+# The campaign tests that run whole campaigns on broken kernels: each verifier, screen and
+# drawing decision a verdict rests on is reached there.
+BROKEN_KERNEL_CAMPAIGNS = "BrokenKernel*:Campaign/BrokenKernel*"
 
 
 # The rooms that decide verdicts (issue 38). Each room's tests are the binaries that exercise its
@@ -81,6 +101,35 @@ ROOMS = {
          "properties/variant_rotary_relations.cpp", "properties/variant_table_relations.cpp",
          "properties/variant_bias_relations.cpp"),
         (("variant_plugin_test", ""), ("variant_property_test", ""))),
+    # Issue 51's rooms: what else decides a verdict.
+    "harness-screening": Room(
+        ("harness/screened_cos_sin.cpp", "harness/reduced_angles.cpp", "harness/xpos_factor.cpp",
+         "harness/sixteen_bit_rows.cpp"),
+        (("harness_test", ""), ("campaign_test", BROKEN_KERNEL_CAMPAIGNS))),
+    "harness-drawing": Room(
+        ("harness/case_generator.cpp", "harness/activation_draw.cpp"),
+        (("harness_test", ""), ("campaign_test", BROKEN_KERNEL_CAMPAIGNS + ":Shrink*"))),
+    "harness-isolation": Room(
+        ("harness/isolated_backend.cpp", "harness/case_run.cpp"),
+        (("isolation_test", ""), ("harness_test", ""), ("campaign_test", BROKEN_KERNEL_CAMPAIGNS))),
+    "reference": Room(
+        ("reference/tier_bounds.cpp", "reference/fast_tier.cpp", "reference/point.cpp"),
+        (("reference_test", ""), ("harness_test", ""), ("spec_test", ""),
+         ("property_test", "FastTier.*"), ("exact_property_test", "*agreesWithTheExactReferenceWithinItsBound*")),
+        PROPERTY_BUDGET),
+    # The 49 catalog properties, in two rooms so that each runs its tests in minutes: a mutant
+    # that makes a property reject the reference fails property_test, one that makes it accept a
+    # planted bug fails mutant_test.
+    "properties-rotary": Room(
+        ("properties/rotary_properties.cpp", "properties/rotary_support.cpp", "properties/frequency_plan_properties.cpp",
+         "properties/checks.cpp"),
+        (("property_test", "FastTier.*"), ("mutant_test", "")),
+        PROPERTY_BUDGET),
+    "properties-catalog": Room(
+        ("properties/table_properties.cpp", "properties/relative_bias_properties.cpp",
+         "properties/conformance_properties.cpp", "properties/generators.cpp", "properties/property_catalog.cpp"),
+        (("property_test", "FastTier.*"), ("mutant_test", "")),
+        PROPERTY_BUDGET),
 }
 
 
@@ -116,9 +165,9 @@ def write_newer(path, data):
     os.utime(path, ns=(now, now))
 
 
-def run(command, timeout, cwd=None):
+def run(command, timeout, cwd=None, environment=()):
     try:
-        done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=timeout)
+        done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=timeout, env={**os.environ, **dict(environment)})
         return done.returncode, (done.stdout + done.stderr).decode(errors="replace")
     except subprocess.TimeoutExpired:
         return None, "timed out"
@@ -159,7 +208,7 @@ def test_command(build_dir, binary, gtest_filter):
 def test(build_dir, room, timeouts):
     """'passed', 'failed' or 'timed-out' over the room's test binaries, stopping at the first failure."""
     for (binary, gtest_filter), timeout in zip(room.tests, timeouts):
-        code, _ = run(test_command(build_dir, binary, gtest_filter), timeout)
+        code, _ = run(test_command(build_dir, binary, gtest_filter), timeout, environment=room.environment)
         if code is None:
             return "timed-out"
         if code != 0:
@@ -172,7 +221,7 @@ def baseline(build_dir, room, timeout):
     timeouts = []
     for binary, gtest_filter in room.tests:
         start = time.monotonic()
-        code, output = run(test_command(build_dir, binary, gtest_filter), timeout)
+        code, output = run(test_command(build_dir, binary, gtest_filter), timeout, environment=room.environment)
         if code != 0:
             sys.exit(f"error: {binary} does not pass without a mutant; fix that first\n{output[-2000:]}")
         timeouts.append(max(60, round(5 * (time.monotonic() - start))))
@@ -217,6 +266,7 @@ def try_mutant(build_dir, tree, room, name, mutant_text, timeouts, timeout):
 
 def score_room(args, room_name, tree, build_dir, scratch, commit, log):
     room = ROOMS[room_name]
+    room_start = time.monotonic()
     code, output = build(build_dir, [], args.timeout)
     if code != 0:
         sys.exit(f"error: the scratch tree does not build without a mutant\n{output[-2000:]}")
@@ -253,19 +303,36 @@ def score_room(args, room_name, tree, build_dir, scratch, commit, log):
     score = f"{100 * tally['killed'] / scored:.0f}%" if scored else "n/a"
     print(f"\n| {room_name} | {built} built | {tally['killed']} killed | {tally['survived']} survived | "
           f"{tally['timed-out']} timed out | {tally['did-not-build']} did not build | score {score} | "
-          f"{seconds['built']:.0f} s on built mutants, {seconds['did-not-build']:.0f} s on the others |")
+          f"{(time.monotonic() - room_start) / 60:.0f} min in all: {seconds['built']:.0f} s on built mutants, "
+          f"{seconds['did-not-build']:.0f} s on the others |")
     for name, mutant, change in survivors:
         print(f"- survived: `{name}` {mutant}: `{change}`")
     sys.stdout.flush()
     shutil.rmtree(scratch / "mutants")  # thousands of copies of each file
 
 
+SEEDS = "tools/mutation/seeds.txt"
+
+
+def fresh_seed(ledger, commit, rooms):
+    """A seed no run in the ledger has used (each line: seed, commit, date, rooms), recorded there."""
+    used = {int(line.split()[0]) for line in ledger.read_text().splitlines() if line.strip() and not line.startswith("#")}
+    seed = secrets.randbelow(2**31)
+    while seed in used:
+        seed = secrets.randbelow(2**31)
+    with open(ledger, "a") as out:
+        out.write(f"{seed} {commit} {time.strftime('%Y-%m-%d', time.gmtime())} {','.join(rooms)}\n")
+    return seed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rooms", nargs="*", help=f"rooms to score (default: all): {', '.join(ROOMS)}")
-    parser.add_argument("--per-room", type=int, default=20,
-                        help="mutants that build, per room, its files taking turns (default 20; 0: every mutant)")
-    parser.add_argument("--seed", type=int, default=38, help="the draw's seed (default 38)")
+    parser.add_argument("--per-room", type=int, default=40,
+                        help="mutants that build, per room, its files taking turns (default 40; 0: every mutant)")
+    parser.add_argument("--seed", default="fresh",
+                        help="the draw's seed: an integer repeats that draw; 'fresh' (the default) draws one no run in "
+                             "tools/mutation/seeds.txt has used, and records it there")
     parser.add_argument("--timeout", type=int, default=3600, help="seconds for one build or one baseline test run")
     parser.add_argument("--scratch", default="build/mutation", help="the scratch copy and its build (default build/mutation)")
     parser.add_argument("--log", default="", help="JSON lines, one per mutant (default SCRATCH/results.jsonl)")
@@ -276,6 +343,8 @@ def main():
         parser.error(f"unknown room(s) {', '.join(unknown)}; the rooms are {', '.join(ROOMS)}")
     if args.per_room < 0:
         parser.error(f"--per-room {args.per_room} is negative")
+    if args.seed != "fresh" and not args.seed.isdigit():
+        parser.error(f"--seed {args.seed} is neither a non-negative integer nor 'fresh'")
 
     repo = subprocess.run(["git", "rev-parse", "--show-toplevel"], check=True, capture_output=True, text=True).stdout.strip()
     scratch = (pathlib.Path(repo) / args.scratch).resolve()
@@ -293,11 +362,13 @@ def main():
             sys.exit(f"error: configuring the scratch build failed:\n{output[-4000:]}")
 
     commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
+    rooms = args.rooms or list(ROOMS)
+    args.seed = fresh_seed(pathlib.Path(repo) / SEEDS, commit, rooms) if args.seed == "fresh" else int(args.seed)
     print(f"# mutation score at {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"--per-room {args.per_room} --seed {args.seed}")
     sys.stdout.flush()
     with open(log_path, "a") as log:
-        for room_name in args.rooms or list(ROOMS):
+        for room_name in rooms:
             score_room(args, room_name, tree, build_dir, scratch, commit, log)
 
 
