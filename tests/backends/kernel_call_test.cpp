@@ -82,5 +82,45 @@ TEST(InputFingerprint, EveryInputByteAndIdCounts) {
   EXPECT_TRUE(changed([](KernelCall& c) { c.ids32_data[0] = 5; }));
 }
 
+// An ALiBi point (query, key, anchor) as the one-query, one-key call a kernel computes
+// (kernel_call.hpp): the point itself outside last-key; under last-key, the causal bias of the
+// anchor at the key, or the key-mode bias of the key's distance past the anchor.
+TEST(AlibiPointCall, EachModeKeepsOrMovesThePointAsItsBiasRequires) {
+  const auto call_of = [](const char* spec, Point point) { return alibi_point_call(Spec::parse(spec), point); };
+  const AlibiPointCall symmetric = call_of("alibi(heads=4)", Point{{7, 3, 0}});
+  EXPECT_EQ(symmetric.mode, AlibiMode::symmetric);
+  EXPECT_EQ(symmetric.query, 7);
+  EXPECT_EQ(symmetric.key, 3);
+  const AlibiPointCall causal = call_of("alibi(heads=4,mode=causal)", Point{{2, 9, 0}});
+  EXPECT_EQ(causal.mode, AlibiMode::causal);
+  EXPECT_EQ(causal.query, 2);
+  EXPECT_EQ(causal.key, 9);
+  const AlibiPointCall before_anchor = call_of("alibi(heads=4,mode=last-key)", Point{{1, 5, 8}});
+  EXPECT_EQ(before_anchor.mode, AlibiMode::causal);
+  EXPECT_EQ(before_anchor.query, 8);
+  EXPECT_EQ(before_anchor.key, 5);
+  const AlibiPointCall past_anchor = call_of("alibi(heads=4,mode=last-key)", Point{{1, 11, 8}});
+  EXPECT_EQ(past_anchor.mode, AlibiMode::key);
+  EXPECT_EQ(past_anchor.query, 0);
+  EXPECT_EQ(past_anchor.key, 3);
+}
+
+// A learned call's input is its whole table, row by row, as the reference takes it.
+TEST(InputValues, ALearnedCallsInputIsItsWholeTableInRowOrder) {
+  KernelCall call;
+  call.spec = Spec::parse("learned(d=2,rows=3)");
+  Buffer table;
+  table.type = ElementType::fp32;
+  table.shape = {1, 1, 3, 2};
+  table.stride = {6, 6, 2, 1};
+  table.bytes.resize(static_cast<std::size_t>(table.origin + 6 + kGuardElements) * 4);
+  for (std::int64_t index = 0; index < table.size(); ++index) table.set_bits(index, std::bit_cast<std::uint32_t>(-1.0f));
+  for (int e = 0; e < 6; ++e) table.set_bits(table.origin + e, std::bit_cast<std::uint32_t>(static_cast<float>(10 + e)));
+  call.inputs.push_back(table);
+  const std::vector<Wide> values = input_values(call, 0, 0, 0, 0);
+  ASSERT_EQ(values.size(), 6u);
+  for (int e = 0; e < 6; ++e) EXPECT_EQ(values[static_cast<std::size_t>(e)], Wide(10 + e)) << e;
+}
+
 }  // namespace
 }  // namespace peconform

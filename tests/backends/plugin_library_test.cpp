@@ -35,6 +35,23 @@ TEST(PluginLibrary, EachRefusedDeclarationSaysWhy) {
   EXPECT_TRUE(library->kernels()[12].served() && library->kernels()[13].served());
 }
 
+// What a library says of itself is held to its limits: up to 4096 kernels load, one more is
+// refused naming both counts, and a library name with a space is refused naming it.
+TEST(PluginLibrary, TheKernelCountAndTheLibraryNameAreHeldToTheirLimits) {
+  EXPECT_EQ(PluginLibrary::load(MOST_KERNELS_PLUGIN)->kernels().size(), 4096u);
+  const auto refusal_of_library = [](const char* path) {
+    try {
+      PluginLibrary::load(path);
+    } catch (const SpecError& error) {
+      return std::string(error.what());
+    }
+    return std::string("loaded");
+  };
+  expect_contains(refusal_of_library(TOO_MANY_KERNELS_PLUGIN), "kernel_count is 4097; expected 0 to 4096");
+  expect_contains(refusal_of_library(BAD_NAME_PLUGIN),
+                  "library_name 'bad name' must be 1 to 128 letters, digits, '_', '-' and '.'");
+}
+
 TEST(PluginLibrary, AnotherAbiVersionIsRefusedNamingBoth) {
   try {
     PluginLibrary::load(OTHER_ABI_PLUGIN);

@@ -22,6 +22,38 @@ TEST(PluginViews, EachFamilyShowsItsOwnAxes) {
   EXPECT_EQ(shown_axes(Family::shaw, false), (Axes{2, 3}));
 }
 
+// The DLTensor a kernel is handed: the shown axes' extents and strides (in elements), the data
+// at the buffer's origin, a CPU device numbered 0 (DLPack's id for the host), the storage dtype
+// (int32 for T5 and Shaw indices), no byte offset.
+TEST(PluginViews, ATensorViewIsTheBuffersShownAxesOnTheHost) {
+  Buffer buffer;
+  buffer.type = ElementType::fp16;
+  buffer.shape = {2, 3, 4, 8};
+  buffer.stride = {200, 64, 10, 1};
+  buffer.bytes.resize(static_cast<std::size_t>(buffer.origin + 400 + 2 * kGuardElements) * 2);
+  TensorView view;
+  view_of(view, buffer, Dtype::fp16, {1, 3});
+  EXPECT_EQ(view.tensor.data, buffer.data());
+  EXPECT_EQ(view.tensor.device.device_type, kDLCPU);
+  EXPECT_EQ(view.tensor.device.device_id, 0);
+  EXPECT_EQ(view.tensor.ndim, 2);
+  EXPECT_EQ(view.tensor.shape[0], 3);
+  EXPECT_EQ(view.tensor.shape[1], 8);
+  EXPECT_EQ(view.tensor.strides[0], 64);
+  EXPECT_EQ(view.tensor.strides[1], 1);
+  EXPECT_EQ(view.tensor.byte_offset, 0u);
+  EXPECT_EQ(view.tensor.dtype.code, kDLFloat);
+  EXPECT_EQ(view.tensor.dtype.bits, 16);
+  Buffer indices;
+  indices.type = ElementType::int32;
+  indices.shape = {1, 1, 2, 2};
+  indices.stride = {4, 4, 2, 1};
+  indices.bytes.resize(static_cast<std::size_t>(indices.origin + 4 + 2 * kGuardElements) * 4);
+  view_of(view, indices, Dtype::bf16, {2, 3});
+  EXPECT_EQ(view.tensor.dtype.code, kDLInt);
+  EXPECT_EQ(view.tensor.dtype.bits, 32);
+}
+
 TEST(PluginViews, DeviceTypesAreNamedAsDlpackNamesThem) {
   EXPECT_EQ(device_type_name(kDLCPU), "kDLCPU");
   EXPECT_EQ(device_type_name(kDLCUDA), "kDLCUDA");

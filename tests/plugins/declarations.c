@@ -14,7 +14,8 @@ static pec_status refuse_everything(const pec_call* call, char* error, size_t er
   return PEC_REFUSED;
 }
 
-/* A kernel that cannot run (a device lost), and one whose status is none of the three. */
+/* A kernel that cannot run (a device lost), and one whose status is none of the three: below
+ * them, so that a check reading PEC_FAILED as "at most PEC_FAILED" shows. */
 static pec_status fail_every_call(const pec_call* call, char* error, size_t error_size) {
   (void)call;
   if (error_size > 0) strncpy(error, "the device was lost", error_size - 1);
@@ -23,8 +24,8 @@ static pec_status fail_every_call(const pec_call* call, char* error, size_t erro
 
 static pec_status return_an_unknown_status(const pec_call* call, char* error, size_t error_size) {
   (void)call;
-  if (error_size > 0) strncpy(error, "status seven", error_size - 1);
-  return (pec_status)7;
+  if (error_size > 0) strncpy(error, "status minus seven", error_size - 1);
+  return (pec_status)-7;
 }
 
 /* A pattern one byte past the 65535 a declared text may hold, written on the first call: its

@@ -79,7 +79,7 @@ TEST(PluginCli, ARefusedCallIsARefusalVerdictWithAReplayLine) {
 TEST(PluginCli, AFailedCallIsAnErrorVerdictWithTheKernelsMessage) {
   const std::pair<const char*, std::string> kernels[] = {
       {"fails", "kernel 'fails' failed: the device was lost"},
-      {"unknown-status", "kernel 'unknown-status' returned status 7, which is none of PEC_OK, PEC_REFUSED, PEC_FAILED (status seven)"},
+      {"unknown-status", "kernel 'unknown-status' returned status -7, which is none of PEC_OK, PEC_REFUSED, PEC_FAILED (status minus seven)"},
   };
   for (const auto& [kernel, message] : kernels) {
     const ScratchDir dir;

@@ -45,6 +45,8 @@ TEST(CudaThreadsOnHost, RefusesWhatTheCpuKernelsRefuse) {
   // The refusal names the id, its axis, batch row and token (token 2 of batch row 0, on axis 0).
   const std::string outside = refusal(rope, [](KernelCall& call) { call.ids64_data[2] = std::int64_t{1} << 45; });
   EXPECT_NE(outside.find("position id 35184372088832 at [axis 0, batch 0, seq 2] is outside +-"), std::string::npos) << outside;
+  const std::string below = refusal(rope, [](KernelCall& call) { call.ids64_data[1] = -(std::int64_t{1} << 45); });
+  EXPECT_NE(below.find("position id -35184372088832 at [axis 0, batch 0, seq 1] is outside +-"), std::string::npos) << below;
   EXPECT_NE(refusal(rope, [](KernelCall& call) { call.id_offset = INT64_MAX; call.ids64_data[0] = 1; }).find("overflows int64"),
             std::string::npos);
   EXPECT_NE(refusal(rope, [](KernelCall& call) { call.outputs[0].stride[1] = 1 << 20; }).find("operand 0's output: elements"),
@@ -59,6 +61,19 @@ TEST(CudaThreadsOnHost, RefusesWhatTheCpuKernelsRefuse) {
   EXPECT_NE(refusal(rope, [](KernelCall& call) { call.inputs.clear(); }).find("0 inputs for 1 outputs"), std::string::npos);
   const char* learned = "learned(d=4,rows=5,dtype=fp32) | batch=1 seq=3 ids=int64 positions=scattered seed=2";
   EXPECT_NE(refusal(learned, [](KernelCall& call) { call.ids64_data[1] = 5; }).find("past the learned table of 5 rows"), std::string::npos);
+  const std::string two_tables = refusal(learned, [](KernelCall& call) { call.inputs.push_back(call.inputs[0]); });
+  EXPECT_NE(two_tables.find("a learned gather takes one table and one output, found 2 and 1"), std::string::npos) << two_tables;
+  // Falcon's 16-bit ALiBi (math=storage in bf16, or math=bf16) is the CPU backend's alone: the
+  // device kernel computes in float32 and refuses it by name; float32 storage math is float32.
+  const char* falcon = "alibi(heads=4,dtype=bf16,math=storage) | seq=3 keys=5 seed=3";
+  const std::string sixteen_bit = refusal(falcon, [](KernelCall&) {});
+  EXPECT_NE(sixteen_bit.find("CUDA's ALiBi kernel computes in float32; "), std::string::npos) << sixteen_bit;
+  EXPECT_NE(sixteen_bit.find("(slopes and products rounded to bf16) is the CPU backend's alone"), std::string::npos) << sixteen_bit;
+  const std::string in_bf16 =
+      refusal("alibi(heads=4,mode=key,precision=fp32-angle,slopes=bloom,math=bf16) | seq=3 keys=5 seed=3", [](KernelCall&) {});
+  EXPECT_NE(in_bf16.find("CUDA's ALiBi kernel computes in float32; "), std::string::npos) << in_bf16;
+  EXPECT_EQ(refusal("alibi(heads=4,math=storage) | seq=3 keys=5 seed=3", [](KernelCall&) {}), "no refusal");
+  EXPECT_EQ(refusal("alibi(heads=4,dtype=bf16) | seq=3 keys=5 seed=3", [](KernelCall&) {}), "no refusal");
 }
 
 TEST(CudaThreadsOnHost, SmokeCampaignConformsOnEveryFamily) {
