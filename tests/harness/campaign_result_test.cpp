@@ -44,6 +44,32 @@ TEST(CellStatsMerge, ATiedWorstRatioKeepsTheLowerCaseIndexInEitherOrder) {
   EXPECT_EQ(empty.worst_case, early.worst_case);
 }
 
+// A report of another schema, older or newer, is refused naming both schemas, never read as
+// this one (its keys may mean other things); a document that is no report says so.
+TEST(CampaignResultJson, AReportOfAnotherSchemaIsRefusedNamingBoth) {
+  const nlohmann::json ours = to_json(CampaignResult{});
+  for (const char* other : {"peconform.report/0", "peconform.report/2", "something.else/1"}) {
+    nlohmann::json theirs = ours;
+    theirs["schema"] = other;
+    try {
+      from_json(theirs);
+      ADD_FAILURE() << "read a report of schema " << other;
+    } catch (const std::runtime_error& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find(std::string("schema is '\"") + other + "\"', expected 'peconform.report/1'"), std::string::npos)
+          << message;
+    }
+  }
+  nlohmann::json headless = ours;
+  headless.erase("run");
+  try {
+    from_json(headless);
+    ADD_FAILURE() << "read a report without its run facts";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("not a peconform.report/1 report: "), std::string::npos) << error.what();
+  }
+}
+
 // Every counter of a cell under its own name in report.json: each holds a value no other does.
 // Every run fact with a value of its own, written under its key (the expected object is written
 // by hand) and read back into its own field (issue 38: a mutant that read property_seconds

@@ -1,5 +1,6 @@
 // The regression corpus: what save_regression writes, load_regressions reads back; a file that
 // is not a peconform.regression/1 document is refused with a SpecError naming it.
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,26 @@ TEST(RegressionCorpus, LoadsWhatItSaved) {
   EXPECT_EQ(saved[0].file, file);
   EXPECT_EQ(saved[0].case_text, failure.case_text);
   EXPECT_TRUE(load_regressions(scratch.path(), "exact").empty());
+}
+
+// A corpus folder is also where people keep notes: only its *.json files are regressions, read in
+// the order of their names, so that a replay's order never depends on the file system.
+TEST(RegressionCorpus, ReadsOnlyItsJsonFilesInNameOrder) {
+  const ScratchDir scratch;
+  std::vector<std::filesystem::path> files;
+  for (const char* seed : {"0x0000000000000001", "0x0000000000000002", "0x0000000000000003"}) {
+    FailureRecord failure;
+    failure.case_text = std::string("rope(d=8,base=10000,layout=half) | batch=1 seq=4 heads=1 kv_heads=0 seed=") + seed;
+    failure.cell_family = "rope";
+    failure.first.kind = "numeric";
+    files.push_back(save_regression(scratch.path(), "cpu", failure));
+  }
+  std::sort(files.begin(), files.end());
+  for (const char* note : {"cpu/README.txt", "cpu/zz-notes.md", "cpu/old.json.bak"})
+    std::ofstream(scratch.path() / note) << "not a regression";
+  const std::vector<SavedRegression> saved = load_regressions(scratch.path(), "cpu");
+  ASSERT_EQ(saved.size(), 3u);
+  for (std::size_t i = 0; i < saved.size(); ++i) EXPECT_EQ(saved[i].file, files[i]) << i;
 }
 
 // What a reader of the file sees, written out by hand: each value under its own key (issue 38:
