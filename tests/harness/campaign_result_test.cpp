@@ -3,6 +3,8 @@
 // written under another's name, each survived every test before these); merge_results naming
 // missing and partial shards (issue 37).
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -124,6 +126,28 @@ TEST(CampaignResultJson, EachRunFactIsWrittenAndReadUnderItsOwnName) {
                                  read.verify_seconds, read.escalation_seconds, read.shrink_seconds, read.property_seconds,
                                  read.verified_elements_per_second}),
             (std::vector<double>{9.5, 10.5, 11.5, 12.5, 13.5, 14.5, 15.5, 16.5, 17.5}));
+}
+
+// JSON has no infinity or NaN: a non-finite figure is written as the text "inf", "-inf" or "nan"
+// and read back as that value, never as another non-finite one.
+TEST(CampaignResultJson, NonFiniteFiguresAreWrittenAsTextAndReadBackAsThemselves) {
+  CampaignResult result;
+  CellStats stats;
+  stats.worst_ratio = INFINITY;
+  stats.max_ulp = NAN;
+  stats.unconstrained_horizon = -INFINITY;
+  stats.worst_ratio_by_position[0] = 2.5;
+  result.cells[{"cpu", "rope", "fp32", "exact-angle"}] = stats;
+  const nlohmann::json json = to_json(result);
+  const nlohmann::json& cell = json.at("cells").at(0);
+  EXPECT_EQ(cell.at("worst_ratio"), "inf");
+  EXPECT_EQ(cell.at("max_ulp"), "nan");
+  EXPECT_EQ(cell.at("unconstrained_horizon"), "-inf");
+  const CellStats& back = from_json(json).cells.begin()->second;
+  EXPECT_EQ(back.worst_ratio, INFINITY);
+  EXPECT_TRUE(std::isnan(back.max_ulp));
+  EXPECT_EQ(back.unconstrained_horizon, -INFINITY);
+  EXPECT_EQ(back.worst_ratio_by_position[0], 2.5);
 }
 
 TEST(CampaignResultJson, EachCellCounterIsWrittenUnderItsOwnName) {

@@ -1,6 +1,7 @@
 // The regression corpus: what save_regression writes, load_regressions reads back; a file that
 // is not a peconform.regression/1 document is refused with a SpecError naming it.
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -73,6 +74,14 @@ TEST(RegressionCorpus, WritesEachFactUnderItsOwnKey) {
               "original_case": "rope(d=8,base=10000,layout=half) | batch=2 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001",
               "kind": "numeric", "element": 5, "position": "3", "reference": "0x1p-1 (0.5)", "actual": "0x1.2p-1 (0.5625)",
               "ratio": 2.5, "message": "said nothing", "flaky": true}})json"));
+  // A corpus lives in a repository and is read in review: one key to a line, indented.
+  std::ifstream again(file);
+  const std::string text((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\n  \"format\": \"peconform.regression/1\",\n  \"found\": {\n    \"actual\""), std::string::npos) << text;
+  // A ratio JSON cannot hold (a NaN or an infinity where the bound is 0) is saved as "inf".
+  failure.first.ratio = INFINITY;
+  std::ifstream infinite(save_regression(scratch.path(), "cpu", failure));
+  EXPECT_EQ(nlohmann::json::parse(infinite).at("found").at("ratio"), "inf");
 }
 
 TEST(RegressionCorpus, RefusesWhatIsNotARegressionDocument) {

@@ -8,6 +8,7 @@
 #include "broken_backends.hpp"
 #include "harness/campaign.hpp"
 #include "harness/shrink.hpp"
+#include "spec/spec_error.hpp"
 
 namespace peconform::harness {
 namespace {
@@ -51,6 +52,29 @@ class BrokenForAWhile : public TensorBackend {
   int failing_calls_;
   mutable int calls_ = 0;
 };
+
+// A kernel that throws on calls of several batch rows and refuses calls of one: the narrowed
+// case fails too, but another way (refused, not error), so it is not the same failure.
+class ThrowsOnManyRowsRefusesOne : public TensorBackend {
+ public:
+  std::string name() const override { return "throws-on-many-rows"; }
+  BackendCapabilities capabilities() const override { return make_backend("cpu")->capabilities(); }
+  void run(KernelCall& call) const override {
+    if (call.batch > 1) throw std::runtime_error("many rows");
+    throw SpecError("one row is refused");
+  }
+};
+
+// "Fails the same way" compares a kernel's error kind too (the checklist's shrink #1): a
+// narrowed case that is refused does not stand for one that threw.
+TEST(Shrink, ANarrowedCaseThatFailsWithAnotherErrorKindIsNotKept) {
+  const ThrowsOnManyRowsRefusesOne kernel;
+  const CaseOutcome drawn = run_case(racy_case(), kernel);
+  ASSERT_EQ(drawn.error_kind, "error");
+  const Shrunk shrunk = shrink_case(racy_case(), drawn, kernel);
+  EXPECT_FALSE(shrunk.description.select.batch) << shrunk.description.text();
+  EXPECT_EQ(run_case(shrunk.description, kernel).error_kind, "error") << shrunk.description.text();
+}
 
 // The replays counted one by one (issue 38: a mutant that replayed six times, numbering them
 // from 0, survived). The case is already one element, out of place, unpadded and bshd, so no
