@@ -42,9 +42,11 @@ std::string refusal_of(KernelDeclaration& kernel) {
     const std::vector<Dtype> every_dtype{Dtype::fp64, Dtype::fp32, Dtype::fp16, Dtype::bf16};
     const std::vector<PrecisionClass> every_class{PrecisionClass::exact_angle, PrecisionClass::fp32_angle,
                                                   PrecisionClass::lowp_cache, PrecisionClass::fp64_angle};
+    // Reading the dtypes and classes a pattern chooses among refuses a name that is none of them.
+    // What is left is never empty: each choice names one of the four, and every_* holds all four.
     for (const SpecPattern& pattern : kernel.patterns) {
-      if (pattern.dtypes(every_dtype).empty()) return fmt::format("pattern '{}' allows no dtype", pattern.text());
-      if (pattern.precisions(every_class).empty()) return fmt::format("pattern '{}' allows no precision class", pattern.text());
+      static_cast<void>(pattern.dtypes(every_dtype));
+      static_cast<void>(pattern.precisions(every_class));
     }
   } catch (const SpecError& error) {
     return error.what();
