@@ -224,7 +224,6 @@ NpyHeader read_npy_header(const std::filesystem::path& file) {
   if (in.gcount() != static_cast<std::streamsize>(header_length)) refuse(file, "ends inside its .npy header");
   if (text.empty() || text.back() != '\n') refuse(file, "has a .npy header that does not end with a newline");
   text.pop_back();
-  while (!text.empty() && text.back() == ' ') text.pop_back();
 
   NpyHeader header = HeaderParser(text, file).parse();
   header.data_offset = prelude_size + header_length;

@@ -77,6 +77,15 @@ TEST_F(NpyFile, ReadsVersion2Headers) {
   EXPECT_EQ(array.data.size(), 12u);
 }
 
+// A header is a Python literal: spaces and tabs may sit between its tokens (NumPy's own parser,
+// ast.literal_eval, takes both), and a header written by hand may use them.
+TEST_F(NpyFile, ReadsAHeaderWithTabsAndSpacesBetweenItsTokens) {
+  const NpyArray array = read_npy(
+      file("tabs.npy", npy_bytes(1, 0, "{\t'descr':\t'<f4',  'fortran_order' :\tFalse,\t'shape':\t( 2 ,\t3 ) ,\t}", 24)));
+  EXPECT_EQ(array.header.descr, "<f4");
+  EXPECT_EQ(array.header.shape, (std::vector<std::int64_t>{2, 3}));
+}
+
 TEST_F(NpyFile, NumPyReadsWhatWeWriteAndWeReadWhatNumPyWrites) {
   ASSERT_TRUE(peconform::tool_installed(PECONFORM_SYSTEM_PYTHON, "python3-numpy"));
   std::vector<float> values(24);
