@@ -46,6 +46,9 @@ TEST(JunitXml, CountsMatchTheCellsAndProperties) {
   // 5 cells, one failing; 3 properties, one failing.
   EXPECT_EQ(xpath(file, "string(/testsuites/@tests)"), "8");
   EXPECT_EQ(xpath(file, "string(/testsuites/@failures)"), "2");
+  // Nothing is an error or skipped: a failing cell is a failure, and every cell ran.
+  EXPECT_EQ(xpath(file, "string(/testsuites/@errors)"), "0");
+  EXPECT_EQ(xpath(file, "string(/testsuites/@skipped)"), "0");
   EXPECT_EQ(xpath(file, "string(//testsuite[@name='peconform.cells']/@tests)"), "5");
   EXPECT_EQ(xpath(file, "string(//testsuite[@name='peconform.cells']/@failures)"), "1");
   EXPECT_EQ(xpath(file, "string(//testsuite[@name='peconform.properties']/@tests)"), "3");

@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <regex>
 
+#include "reports/report_facts.hpp"
 #include "reports/report_html.hpp"
 #include "reports/xml_escape.hpp"
 #include "sample_result.hpp"
@@ -85,6 +87,56 @@ TEST(ReportHtml, DrawsAnInfiniteRatioOnTheTopEdgeAndPrintsItAsInf) {
   EXPECT_EQ(html.find("=\"inf"), std::string::npos);
   EXPECT_EQ(html.find("=\"nan"), std::string::npos);
   EXPECT_EQ(html.find(",inf"), std::string::npos);
+}
+
+// An infinite ratio is drawn one step above every finite one, so that a cell's worst finite
+// ratio at a power of two (here 4, at the top of its own axis) never hides it.
+TEST(ReportHtml, AnInfiniteRatioIsDrawnAboveTheWorstFiniteOne) {
+  harness::CampaignResult result = sample_result();
+  harness::CellStats& alibi = result.cells.at({"cpu", "alibi", "float16", "fp32-angle"});
+  alibi.worst_ratio = alibi.worst_ratio_by_position[5] = INFINITY;
+  alibi.worst_ratio_by_position[6] = 4;
+  const std::string html = report_html(result);
+  const auto height_of = [&](const std::string& title) {
+    const std::regex point("<circle cx=\"[0-9.]+\" cy=\"([0-9.]+)\" r=\"3.5\" fill=\"[^\"]*\"><title>" + title + "</title>");
+    std::smatch found;
+    EXPECT_TRUE(std::regex_search(html, found, point)) << title;
+    return found.empty() ? 0.0 : std::stod(found[1]);
+  };
+  // SVG's y grows downwards.
+  EXPECT_LT(height_of("positions \\[2\\^4, 2\\^5\\): worst error/bound inf"),
+            height_of("positions \\[2\\^5, 2\\^6\\): worst error/bound 4"));
+}
+
+// The histogram's first bin holds every ratio below its upper edge, zero included, and says so.
+TEST(ReportHtml, TheFirstHistogramBinNamesItsUpperEdgeAndZero) {
+  harness::CampaignResult result = sample_result();
+  result.cells.at({"cpu", "alibi", "float16", "fp32-angle"}).ratio_histogram[0] = 5;
+  const std::string html = report_html(result);
+  const std::string label = fmt::format("ratios below 2^{} (and zero): 5 elements", 4 - harness::kRatioBins);
+  EXPECT_NE(html.find(label), std::string::npos) << label;
+}
+
+// A failure saved to the regression corpus says where; one that was not saved says nothing.
+TEST(ReportHtml, AFailureSavedToTheCorpusNamesItsFile) {
+  const std::string html = report_html(sample_result());
+  EXPECT_NE(html.find("fixtures/regressions/cpu-rope-17.json"), std::string::npos);
+  EXPECT_EQ(occurrences(html, ">saved as<"), 1u) << "the sample's NaN failure was not saved";
+}
+
+// A cell's failures are its own: same backend, family, dtype and class.
+TEST(ReportHtml, EachCellListsOnlyItsOwnFailures) {
+  harness::CampaignResult result = sample_result();
+  for (const harness::FailureRecord& failure : result.failures) {
+    const std::vector<const harness::FailureRecord*> own =
+        failures_of(result, {failure.cell_backend, failure.cell_family, failure.cell_dtype, failure.cell_precision});
+    EXPECT_NE(std::find(own.begin(), own.end(), &failure), own.end()) << failure.case_text;
+    for (const std::string family : {"alibi", "sinusoidal", "t5", "xl"}) {
+      if (family == failure.cell_family) continue;
+      EXPECT_TRUE(failures_of(result, {failure.cell_backend, family, failure.cell_dtype, failure.cell_precision}).empty())
+          << family << " took " << failure.case_text;
+    }
+  }
 }
 
 TEST(ReportHtml, FailingCasesComeFirstAsCardsWithTheReplayLineOfTheJson) {
