@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "backends/backend_registry.hpp"
@@ -169,6 +170,34 @@ TEST_F(TensorFilesCli, AMissingOrBadOutputFileIsAnErrorNamingItAndWhatItShouldBe
   std::filesystem::remove(folder / manifest.entries.at(1).outputs.at(0).file);
   expect_error("two bad", "is not a .npy file: it does not start with NumPy's magic \\x93NUMPY (and 1 more output files are "
                           "missing or bad)");
+}
+
+// The campaign draws the manifest's cases again before it reads an output: a manifest edited by
+// hand (a case's text, its index, or a case fewer) no longer matches its spec, profile and seed,
+// and is refused naming what it lists and what they draw.
+TEST_F(TensorFilesCli, AnEditedManifestIsRefusedNamingWhatItListsAndWhatIsDrawn) {
+  const std::filesystem::path folder = export_and_compute("edited", "rope(d=16,dtype=fp32)", 2);
+  const std::filesystem::path manifest_file = folder / "manifest.json";
+  std::ifstream in(manifest_file);
+  const nlohmann::json manifest = nlohmann::json::parse(in);
+  const std::string listed = manifest.at("cases").at(1).at("case");
+  const auto refused_with = [&](const char* what, const std::function<void(nlohmann::json&)>& edit, const std::string& expected) {
+    SCOPED_TRACE(what);
+    nlohmann::json edited = manifest;
+    edit(edited);
+    std::ofstream(manifest_file) << edited.dump(2);
+    const peconform::ToolRun checked = verify(folder, "edited-report");
+    EXPECT_EQ(checked.exit_code, 2) << checked.output;
+    EXPECT_NE(checked.output.find(expected), std::string::npos) << checked.output;
+  };
+  refused_with("a case's text", [](nlohmann::json& m) { m["cases"][1]["case"] = "rope(d=16) | seq=1 seed=1"; },
+               fmt::format("lists case {} as 'rope(d=16) | seq=1 seed=1', but its spec, profile and seed draw '{}'",
+                           manifest.at("cases").at(1).at("index").get<std::uint64_t>(), listed));
+  refused_with("a case's index", [](nlohmann::json& m) { m["cases"][1]["index"] = m["cases"][1]["index"].get<std::uint64_t>() + 5; },
+               "but its spec, profile and seed draw '" + listed + "'");
+  refused_with("a case fewer", [](nlohmann::json& m) { m["cases"].erase(1); }, "lists 1 cases, but its spec, profile and seed draw 2");
+  std::ofstream(manifest_file) << manifest.dump(2);
+  EXPECT_EQ(verify(folder, "restored-report").exit_code, 0);
 }
 
 TEST_F(TensorFilesCli, WhatTheManifestDecidesCannotBeGivenAgain) {
