@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "reports/junit_xml.hpp"
+#include "reports/xml_escape.hpp"
 #include "sample_result.hpp"
 #include "support/scratch_dir.hpp"
 
@@ -100,6 +101,22 @@ TEST(JunitXml, AFailureOutsideEveryCellStillFailsATestcase) {
   EXPECT_NE(
       xpath(file, "string(//testcase[@name='cpu/xpos/float32/fp32-angle']/failure)").find("kernel said: kernel threw"),
       std::string::npos);
+}
+
+// Two failures of one cell are one failure element, each with its facts and its replay line,
+// a blank line between them.
+TEST(JunitXml, TwoFailuresOfOneCellAreSeparatedByABlankLine) {
+  harness::CampaignResult result = sample_result();
+  harness::FailureRecord second = result.failures.front();
+  second.replay_command = "peconform run --replay 'the second'";
+  result.failures.push_back(second);
+  const std::string xml = junit_xml(result);
+  const std::string first_replay = "replay: " + xml_text(result.failures.front().replay_command) + "\n";
+  const std::size_t first = xml.find(first_replay);
+  ASSERT_NE(first, std::string::npos) << xml;
+  const std::size_t after = first + first_replay.size();
+  EXPECT_EQ(xml.substr(after, 1), "\n") << xml.substr(first, 200);
+  EXPECT_NE(xml.find("replay: " + xml_text(second.replay_command), after), std::string::npos) << xml;
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ TEST(XmlEscape, ReplacesWhatXml10ForbidsAndKeepsValidUtf8) {
   EXPECT_EQ(xml_text("\xED\xA0\x80"), replacement);            // an encoded surrogate, U+D800
   EXPECT_EQ(xml_text("\xC0\xAF"), replacement + replacement);  // overlong '/'
   EXPECT_EQ(xml_text("cut \xE2\x82"), "cut " + replacement + replacement);
+  EXPECT_EQ(xml_text("caf\xC3\xA9 \xDF\xBF"), "caf\xC3\xA9 \xDF\xBF");  // two-byte leads with their low bits set
   EXPECT_EQ(xml_text("\xCE\xB8 \xE2\x89\xA4 2\xE2\x81\xBB\xC2\xB2\xE2\x81\xB4 \xF0\x9F\x94\xA5"),
             "\xCE\xB8 \xE2\x89\xA4 2\xE2\x81\xBB\xC2\xB2\xE2\x81\xB4 \xF0\x9F\x94\xA5");
 }
