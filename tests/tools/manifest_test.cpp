@@ -75,6 +75,25 @@ TEST_F(Manifest, EachFieldIsReadFromItsOwnKey) {
   EXPECT_EQ(c.outputs[0].file, "case1/out.npy");
 }
 
+// A manifest of another format, older or newer, or none, is not read as this one.
+TEST_F(Manifest, AnotherFormatIsRefusedNamingTheOneItReads) {
+  for (const nlohmann::json& format : {nlohmann::json("peconform.cases/0"), nlohmann::json("peconform.cases/2"),
+                                       nlohmann::json("zzz"), nlohmann::json(1), nlohmann::json(nullptr)}) {
+    nlohmann::json document = handwritten_manifest();
+    document["format"] = format;
+    const std::filesystem::path folder = write(document);
+    try {
+      files::read_manifest(folder);
+      ADD_FAILURE() << "read a manifest of format " << format.dump();
+    } catch (const peconform::SpecError& error) {
+      EXPECT_NE(std::string(error.what()).find("is not a peconform.cases/1 document"), std::string::npos) << error.what();
+    }
+  }
+  nlohmann::json formatless = handwritten_manifest();
+  formatless.erase("format");
+  EXPECT_THROW(files::read_manifest(write(formatless)), peconform::SpecError);
+}
+
 TEST_F(Manifest, EachRequiredKeyMissingIsNamedWithItsPlace) {
   struct Missing {
     std::vector<std::string> path;  // the object's keys down to the one removed (a number: an array's element)
