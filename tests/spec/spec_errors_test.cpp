@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "spec/spec.hpp"
+#include "spec/call_syntax.hpp"
 #include "spec/spec_error.hpp"
 
 namespace peconform {
@@ -146,6 +147,20 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("alibi(heads=8,precision=fp64-angle)", {"precision=fp64-angle", "alibi takes exact-angle"});
   expect_rejected("sinusoidal(d=8,precision=fp64-angle,theta=hf)", {"theta=hf", "needs precision=fp32-angle, found fp64-angle"});
   expect_rejected("alibi(heads=8,precision=fp32-angle,slopes=pow)", {"key 'slopes'", "pow"});
+}
+
+// The depth is counted as arrays and objects inside each other: `limit` of them is the most
+// accepted, one more is refused, and a scalar is no depth at all.
+TEST(SpecErrors, NestingIsCountedLevelByLevelUpToTheLimit) {
+  const auto nested = [](int levels) { return nlohmann::json::parse(std::string(levels, '[') + "1" + std::string(levels, ']')); };
+  EXPECT_FALSE(nests_deeper_than(nlohmann::json(1), 0));
+  EXPECT_TRUE(nests_deeper_than(nested(1), 0));
+  for (const std::size_t limit : {std::size_t{1}, std::size_t{3}, std::size_t{64}}) {
+    EXPECT_FALSE(nests_deeper_than(nested(static_cast<int>(limit)), limit)) << limit;
+    EXPECT_TRUE(nests_deeper_than(nested(static_cast<int>(limit) + 1), limit)) << limit;
+  }
+  EXPECT_FALSE(nests_deeper_than(nlohmann::json::parse(R"({"a": [1, {"b": 2}], "c": [3]})"), 3));
+  EXPECT_TRUE(nests_deeper_than(nlohmann::json::parse(R"({"a": [1, {"b": [2]}], "c": [3]})"), 3));
 }
 
 TEST(SpecErrors, DeepNestingIsRefusedNotAStackOverflow) {
