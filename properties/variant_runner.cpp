@@ -48,7 +48,6 @@ VariantPropertyResult run_one(const VariantRelation& relation, const RelationSub
                               const VariantRunOptions& options) {
   rc::detail::TestMetadata metadata;
   metadata.id = out.name;
-  metadata.description = out.name;
   rc::detail::TestParams params;
   params.seed = out.seed;
   params.maxSuccess = options.cases;

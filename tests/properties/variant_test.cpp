@@ -224,13 +224,14 @@ TEST(VariantProperties, VariantTouchingPassThroughDimsFailsThem) {
 // Rows of `d` entries: pair i = (sin, cos) of angle(p, i), interleaved, rounded once to fp32.
 struct TableVariant final : VariantKernel {
   int d = 8;
+  Wide amplitude{1};
   std::function<Wide(std::int64_t, int)> angle = [this](std::int64_t p, int pair) { return Wide(p) * frequency(pair, d); };
   std::vector<double> evaluate(const VariantBatch& batch) const override {
     std::vector<double> out;
     for (std::int64_t p : batch.positions)
       for (int e = 0; e < d; ++e) {
         const Wide phi = angle(p, e / 2);
-        out.push_back(to_fp32(e % 2 == 0 ? sin(phi) : cos(phi)));
+        out.push_back(to_fp32(amplitude * (e % 2 == 0 ? sin(phi) : cos(phi))));
       }
     return out;
   }
@@ -252,6 +253,20 @@ TEST(VariantProperties, SinusoidTableHoldsAndANonShiftEquivariantTableFails) {
   const Verdicts verdicts = run(squared, table_declaration(8));
   EXPECT_EQ(verdicts.at("sinusoidShiftIsAFixedBlockRotation"), VariantVerdict::failed);
   EXPECT_EQ(verdicts.at("sinusoidEntriesLieOnTheUnitCircle"), VariantVerdict::held);
+}
+
+// A table scaled by A (mlx's and x-transformers' sinusoid scale): held to its radius A when A is
+// declared, and failing the radius when another A is (the bound's amplitude term is a few units
+// of 2^-52 relative, so 1.4 for 1.5 is far outside it).
+TEST(VariantProperties, AScaledTableHoldsItsDeclaredAmplitudeAndFailsAnother) {
+  TableVariant scaled;
+  scaled.amplitude = Wide("1.5");
+  VariantDeclaration declared = table_declaration(8);
+  declared.amplitude = Decimal::parse("1.5");
+  for (const auto& [name, verdict] : run(scaled, declared)) EXPECT_EQ(verdict, VariantVerdict::held) << name;
+  VariantDeclaration wrong = table_declaration(8);
+  wrong.amplitude = Decimal::parse("1.4");
+  EXPECT_EQ(run(scaled, wrong).at("sinusoidEntriesLieOnTheUnitCircle"), VariantVerdict::failed);
 }
 
 // b(i, j) per head h = -m_h |distance(i, j)| with ALiBi's slopes 2^(-8(h+1)/heads).
