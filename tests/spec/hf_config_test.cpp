@@ -149,6 +149,9 @@ TEST(HfConfig, GptJRotatesRotaryDimInInterleavedPairsAtBase10000) {
             "rope(d=256,base=10000,layout=interleaved,rot=64)");
   EXPECT_NE(refusal_of(R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": null})").find("cannot run"),
             std::string::npos);
+  // Without rotary_dim, GPTJConfig's default 64; where that is the whole head, no rot is printed.
+  EXPECT_EQ(spec_of(R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16})"), "rope(d=256,base=10000,layout=interleaved,rot=64)");
+  EXPECT_EQ(spec_of(R"({"model_type": "gptj", "n_embd": 1024, "n_head": 16})"), "rope(d=64,base=10000,layout=interleaved)");
 }
 
 TEST(HfConfig, PartialRotaryFactorDefaultsOfPhiAndStableLm) {
