@@ -36,6 +36,13 @@ TEST(SpecErrors, NonAsciiTextIsQuotedWholeAndCountedInCharacters) {
   // Bytes that are no UTF-8 character are escaped, so stderr stays valid UTF-8.
   expect_rejected("rope(d=4,layout=h\xff\xc3)", {"column 18", "found '\\xff'", "layout=h\\xff\\xc3)"});
   expect_rejected("rope(d=4,layout=h\xe9t)", {"found '\\xe9'"});  // Latin-1 é, a lone lead byte
+  // Four-byte characters, from U+10000 (lead F0) to U+10FFFF (lead F4), are characters too; past
+  // them (F5) and below them (F0 80, an overlong form) are bytes.
+  expect_rejected("rope(d=4,layout=h\xf0\x9f\x94\xa5)", {"column 18", "found '\xf0\x9f\x94\xa5'"});
+  expect_rejected("rope(d=4,layout=h\xf3\xa0\x80\x81)", {"column 18", "found '\xf3\xa0\x80\x81'"});
+  expect_rejected("rope(d=4,layout=h\xf4\x8f\xbf\xbf)", {"column 18", "found '\xf4\x8f\xbf\xbf'"});
+  expect_rejected("rope(d=4,layout=h\xf5\x80\x80\x80)", {"found '\\xf5'"});
+  expect_rejected("rope(d=4,layout=h\xf0\x80\x80\x80)", {"found '\\xf0'"});
 }
 
 TEST(SpecErrors, UnknownNamesListWhatIsAccepted) {
@@ -66,6 +73,7 @@ TEST(SpecErrors, BadValuesAreNamed) {
   expect_rejected("rope(d=x)", {"key 'd' expects an integer", "found 'x'"});
   expect_rejected("rope(base=10)", {"key 'd' is required"});
   expect_rejected("mrope(d=16,sections=[2,3,4])", {"sections cover 18 dims", "rotary dims are 16"});
+  expect_rejected("mrope(d=16)", {"key 'sections' is required, e.g. sections=[16,24,24]"});
   expect_rejected("rope2d(d=6)", {"d=6 must be a multiple of 4"});
   expect_rejected("rope2d(d=8,layout=interleaved-to-half)", {"layout=interleaved-to-half", "rope, xpos and mrope only"});
   expect_rejected("sinusoidal(d=8,layout=interleaved-to-half)", {"layout=interleaved-to-half", "rope, xpos and mrope only"});

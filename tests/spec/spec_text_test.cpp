@@ -50,6 +50,23 @@ const char* const kCanonical[] = {
     "xl(d=8,base=10000,clamp_len=3)",
 };
 
+// YaRN's ramp ends as transformers' find_correction_range computes them: d_rot ln(orig / (2 pi
+// beta)) / (2 ln base) for beta_fast and beta_slow, floored and ceiled unless truncate=false,
+// clamped to [0, d_rot - 1]. Llama-like d=128, base 10000, orig 4096: 20.944... and 45.026...
+TEST(SpecText, YarnRampEndsAreTransformersCorrectionRange) {
+  const auto ends = [](const char* text) { return transformers_yarn_ramp_ends(Spec::parse(text)); };
+  EXPECT_EQ(ends("rope(d=128,base=10000,scaling=yarn(factor=4,orig=4096))"), (std::pair<double, double>{20, 46}));
+  const auto [low, high] = ends("rope(d=128,base=10000,scaling=yarn(factor=4,orig=4096,truncate=false))");
+  EXPECT_NEAR(low, 20.94448162063605, 1e-12);
+  EXPECT_NEAR(high, 45.02688127375455, 1e-12);
+  const auto [low_64, high_64] = ends("rope(d=64,base=500000,scaling=yarn(factor=8,orig=8192,truncate=false))");
+  EXPECT_NEAR(low_64, 9.040567517168792, 1e-12);
+  EXPECT_NEAR(high_64, 17.492059500736204, 1e-12);
+  // Clamped: a tiny orig puts beta_fast's end below 0, a huge one beta_slow's past d_rot - 1.
+  EXPECT_EQ(ends("rope(d=16,base=10000,scaling=yarn(factor=4,orig=8))").first, 0);
+  EXPECT_EQ(ends("rope(d=16,base=10,scaling=yarn(factor=4,orig=1000000))").second, 15);
+}
+
 TEST(SpecText, CanonicalFormRoundTripsUnchanged) {
   for (const char* text : kCanonical) EXPECT_EQ(Spec::parse(text).canonical(), text);
 }
