@@ -5,15 +5,19 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
+#include <cstdint>
 
 #include <functional>
 #include <map>
+#include <regex>
 #include <string>
 
 #include "backends/implementation.hpp"
 #include "properties/variant.hpp"
+#include "properties/variant_subject.hpp"
 
 namespace peconform {
 namespace {
@@ -182,6 +186,21 @@ TEST(VariantProperties, AngleNonLinearInPositionKeepsTheNormAndLosesRelativePosi
   EXPECT_EQ(verdicts.at("innerProductDependsOnlyOnRelativePosition"), VariantVerdict::failed);
   EXPECT_EQ(verdicts.at("rotationsComposeAdditively"), VariantVerdict::failed);
   EXPECT_EQ(verdicts.at("rotationAtNegatedPositionIsTheTranspose"), VariantVerdict::failed);
+}
+
+// A counterexample lists what its case drew, each value labelled by what it is: the positions
+// (int64 draws) and the input values (binary128 vectors).
+TEST(VariantProperties, ACounterexampleLabelsThePositionsAndInputsItDrew) {
+  RotaryVariant variant;
+  variant.angle = [&variant](std::int64_t p, int pair) { return Wide(p) * Wide(p) * frequency(pair, variant.rotated); };
+  for (const VariantPropertyResult& result : run_variant_properties(variant, rotary_declaration(8, 0), {20261124, kCases})) {
+    if (result.name != "innerProductDependsOnlyOnRelativePosition") continue;
+    ASSERT_EQ(result.verdict, VariantVerdict::failed);
+    const std::string& text = result.counterexample;
+    EXPECT_NE(text.find("shrunk counterexample (what the case drew):\n"), std::string::npos) << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex("\n    position: [0-9]+\n"))) << text;
+    EXPECT_NE(text.find("\n    input values: ["), std::string::npos) << text;
+  }
 }
 
 TEST(VariantProperties, ScaledOutputLosesTheNormAndKeepsRelativePosition) {
@@ -525,6 +544,44 @@ TEST(VariantAxes, APeriodShorterThanTheRangeCollides) {
   VariantDeclaration short_range = rotary_declaration(8, 0);
   short_range.max_position = 15;
   EXPECT_EQ(run(periodic, short_range).at("distinctPositionsGiveDistinctRotations"), VariantVerdict::held);
+}
+
+// Positions made in bf16 before the angle (a bf16 model's arange): integers past 256 round to
+// even, so p and p + 1 turn alike there. Reversibility finds the collision over [0, 4096], where
+// it is drawn across the range, and none over [0, 256], where every integer is a bf16.
+TEST(VariantProperties, PositionsMadeInBf16CollidePast256) {
+  RotaryVariant rounded;
+  rounded.angle = [&rounded](std::int64_t p, int pair) {
+    // float32 to bf16, round to nearest even: keep the top 16 bits.
+    std::uint32_t bits = std::bit_cast<std::uint32_t>(static_cast<float>(p));
+    bits = (bits + 0x7fff + ((bits >> 16) & 1)) & 0xffff0000u;
+    return Wide(std::bit_cast<float>(bits)) * frequency(pair, rounded.rotated);
+  };
+  VariantDeclaration wide_range = rotary_declaration(8, 0);
+  wide_range.max_position = 4096;
+  EXPECT_EQ(run(rounded, wide_range).at("distinctPositionsGiveDistinctRotations"), VariantVerdict::failed);
+  VariantDeclaration exact_range = rotary_declaration(8, 0);
+  exact_range.max_position = 256;
+  EXPECT_EQ(run(rounded, exact_range).at("distinctPositionsGiveDistinctRotations"), VariantVerdict::held);
+}
+
+// The carrier spec sizes every bound from the declaration: its dtype, class, base and, under
+// fp32-angle only, its theta recipe (any other class forms no float32 theta).
+TEST(VariantProperties, TheCarrierTakesTheDeclaredDtypeClassBaseAndRecipe) {
+  VariantDeclaration declaration = rotary_declaration(8, 0);
+  declaration.dtype = Dtype::bf16;
+  declaration.precision = PrecisionClass::fp32_angle;
+  declaration.theta = ThetaRecipe::hf;
+  declaration.base = Decimal::parse("500000");
+  const Spec fp32_angle = carrier_spec(declaration);
+  EXPECT_EQ(fp32_angle.dtype, Dtype::bf16);
+  EXPECT_EQ(fp32_angle.precision, PrecisionClass::fp32_angle);
+  EXPECT_EQ(fp32_angle.theta, ThetaRecipe::hf);
+  EXPECT_EQ(fp32_angle.base, Decimal::parse("500000"));
+  for (const PrecisionClass other : {PrecisionClass::exact_angle, PrecisionClass::lowp_cache, PrecisionClass::fp64_angle}) {
+    declaration.precision = other;
+    EXPECT_EQ(carrier_spec(declaration).theta, ThetaRecipe::exact) << static_cast<int>(other);
+  }
 }
 
 // R(p) = R_12(p_y theta) R_01(p_x theta) on three elements (a turn in the plane of elements 0, 1
