@@ -197,6 +197,9 @@ TEST(VariantProperties, ACounterexampleLabelsThePositionsAndInputsItDrew) {
     if (result.name != "innerProductDependsOnlyOnRelativePosition") continue;
     ASSERT_EQ(result.verdict, VariantVerdict::failed);
     const std::string& text = result.counterexample;
+    // It opens with the relation, not with RapidCheck's source line for RC_FAIL.
+    EXPECT_TRUE(text.starts_with("<f(q, m), f(k, n)> = <f(q, m+s), f(k, n+s)>")) << text;
+    EXPECT_EQ(text.find("RC_FAIL"), std::string::npos) << text;
     EXPECT_NE(text.find("shrunk counterexample (what the case drew):\n"), std::string::npos) << text;
     EXPECT_TRUE(std::regex_search(text, std::regex("\n    position: [0-9]+\n"))) << text;
     EXPECT_NE(text.find("\n    input values: ["), std::string::npos) << text;
@@ -707,6 +710,9 @@ TEST(VariantAxes, PerAxisRangesAreDrawnAndCheckedForShape) {
     declaration.axis_max_positions = bad;
     EXPECT_THROW(run_variant_properties(axial(8, 2), declaration), VariantError);
   }
+  // An axis of positions 0 and 1 is the shortest one that still has two positions to draw.
+  declaration.axis_max_positions = {16, 1};
+  EXPECT_NO_THROW(run_variant_properties(axial(8, 2), declaration, {1, 5}));
 }
 
 TEST(VariantAxes, AxesOutsideOneToSixteenAreNamed) {
