@@ -12,6 +12,7 @@
 #include "broken_backends.hpp"
 #include "harness/case_call.hpp"
 #include "harness/case_description.hpp"
+#include "harness/escalation.hpp"
 #include "harness/verifier.hpp"
 
 namespace peconform::harness {
@@ -198,8 +199,11 @@ TEST(Verifier, ClassifiesNanUnwrittenAndOutOfBounds) {
   EXPECT_EQ(verify_call(unwritten).first_failure->kind, "unwritten");
 
   KernelCall padding = ran(kRope);  // pad=2: two spare elements after every row
-  padding.outputs[0].set_bits(padding.outputs[0].offset_of(0, 0, 0, 63) + 1, 0);
+  const std::int64_t spare = padding.outputs[0].offset_of(0, 0, 0, 63) + 1;
+  padding.outputs[0].set_bits(spare, 0);
   EXPECT_EQ(verify_call(padding).first_failure->kind, "out-of-bounds");
+  EXPECT_EQ(verify_call(padding).first_failure->position,
+            fmt::format("storage index {} (padding)", spare - padding.outputs[0].origin));
 
   // The first element of the guard before the tensor, and the last of the one after it.
   for (const bool before : {true, false}) {
@@ -222,6 +226,22 @@ TEST(Verifier, RejectsAWrongIndex) {
   ASSERT_TRUE(verdict.failed());
   EXPECT_EQ(verdict.first_failure->kind, "mismatch");
   EXPECT_GT(verdict.stats.boundary_elements, 0u);
+  // An index is printed as the integer it is.
+  EXPECT_EQ(verdict.first_failure->actual, fmt::format("{}", static_cast<std::int32_t>(out.bits(at))));
+}
+
+// An escalation to the exact tier is timed, and the time adds up over decisions.
+TEST(Verifier, AnEscalationCountsTheTimeItTakes) {
+  const KernelCall call = ran(kRope);
+  Escalation escalation(call);
+  const std::vector<Wide> input = input_values(call, 0, 1, 7, 2);
+  const Point point = token_point(call, 1, 7);
+  const double actual = call.outputs[0].value(call.outputs[0].offset_of(1, 7, 2, 5));
+  escalation.decide(point, input, 5, actual);
+  const double once = escalation.seconds();
+  EXPECT_GT(once, 0);
+  escalation.decide(point, input, 6, actual);
+  EXPECT_GT(escalation.seconds(), once);
 }
 
 TEST(Verifier, NanInAPairMustComeOutNanInBoth) {
