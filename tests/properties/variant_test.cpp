@@ -197,6 +197,8 @@ TEST(VariantProperties, ACounterexampleLabelsThePositionsAndInputsItDrew) {
     if (result.name != "innerProductDependsOnlyOnRelativePosition") continue;
     ASSERT_EQ(result.verdict, VariantVerdict::failed);
     const std::string& text = result.counterexample;
+    EXPECT_NE(text.find("\n  case: variant(kind=rotary,d=8,"), std::string::npos) << text;
+    EXPECT_TRUE(std::regex_search(text, std::regex("\\) at [0-9]+; [0-9]+; [0-9]+; [0-9]+ \\(m; n; m \\+ s; n \\+ s\\)"))) << text;
     // It opens with the relation, not with RapidCheck's source line for RC_FAIL.
     EXPECT_TRUE(text.starts_with("<f(q, m), f(k, n)> = <f(q, m+s), f(k, n+s)>")) << text;
     EXPECT_EQ(text.find("RC_FAIL"), std::string::npos) << text;
@@ -395,6 +397,13 @@ TEST(VariantProperties, BadDeclarationsAreNamed) {
   }
   declaration = rotary_declaration(7, 0);
   EXPECT_THROW(run_variant_properties(rope, declaration), VariantError);  // 7 elements cannot be paired
+  declaration = rotary_declaration(8, -2);
+  try {
+    run_variant_properties(rope, declaration);
+    FAIL() << "rot = -2 was accepted";
+  } catch (const VariantError& error) {
+    EXPECT_NE(std::string(error.what()).find("rot: -2"), std::string::npos) << error.what();
+  }
 }
 
 TEST(VariantProperties, NamesReadBackAndBadNamesAreNamed) {
