@@ -194,6 +194,10 @@ TEST(VariantProperties, ACounterexampleLabelsThePositionsAndInputsItDrew) {
   RotaryVariant variant;
   variant.angle = [&variant](std::int64_t p, int pair) { return Wide(p) * Wide(p) * frequency(pair, variant.rotated); };
   for (const VariantPropertyResult& result : run_variant_properties(variant, rotary_declaration(8, 0), {20261124, kCases})) {
+    // A relation that held says how many cases it passed: all it was given.
+    if (result.verdict == VariantVerdict::held) {
+      EXPECT_EQ(result.cases, kCases) << result.name;
+    }
     if (result.name != "innerProductDependsOnlyOnRelativePosition") continue;
     ASSERT_EQ(result.verdict, VariantVerdict::failed);
     const std::string& text = result.counterexample;
@@ -575,6 +579,23 @@ TEST(VariantProperties, PositionsMadeInBf16CollidePast256) {
   VariantDeclaration exact_range = rotary_declaration(8, 0);
   exact_range.max_position = 256;
   EXPECT_EQ(run(rounded, exact_range).at("distinctPositionsGiveDistinctRotations"), VariantVerdict::held);
+}
+
+// How a case names its variant and positions: the declaration's text, each key only where it
+// is not its default, then " at " and the positions, (x,y) over several axes; a catalog spec's
+// subject prints its positions as the family writes them, x:y.
+TEST(VariantProperties, CaseTextsNameTheDeclarationAndThePositions) {
+  VariantDeclaration declaration = rotary_declaration(8, 0);
+  EXPECT_EQ(variant_text(declaration), "variant(kind=rotary,d=8,pairing=half,dtype=fp32,precision=exact-angle,negative_positions=true)");
+  declaration.max_position = 4096;
+  EXPECT_NE(variant_text(declaration).find(",max_position=4096,"), std::string::npos) << variant_text(declaration);
+  RelationSubject subject;
+  subject.name = "variant(kind=rotary,d=8)";
+  subject.carrier = Spec::parse("rope2d(d=8)");
+  EXPECT_EQ(subject.case_text(AxesPoint{{3, 7}, {}}), "variant(kind=rotary,d=8) at (3,7)");
+  EXPECT_EQ(subject.case_text({AxesPoint{{3, 7}, {}}, AxesPoint{{0, 1}, {}}}), "variant(kind=rotary,d=8) at (3,7); (0,1)");
+  subject.spec_points = true;
+  EXPECT_EQ(subject.case_text(AxesPoint{{3, 7}, {}}), "variant(kind=rotary,d=8) at 3:7");
 }
 
 // The carrier spec sizes every bound from the declaration: its dtype, class, base and, under
