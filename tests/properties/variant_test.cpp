@@ -294,7 +294,15 @@ TEST(VariantProperties, AScaledTableHoldsItsDeclaredAmplitudeAndFailsAnother) {
   for (const auto& [name, verdict] : run(scaled, declared)) EXPECT_EQ(verdict, VariantVerdict::held) << name;
   VariantDeclaration wrong = table_declaration(8);
   wrong.amplitude = Decimal::parse("1.4");
-  EXPECT_EQ(run(scaled, wrong).at("sinusoidEntriesLieOnTheUnitCircle"), VariantVerdict::failed);
+  for (const VariantPropertyResult& result : run_variant_properties(scaled, wrong, {20261124, kCases})) {
+    if (result.name != "sinusoidEntriesLieOnTheUnitCircle") continue;
+    EXPECT_EQ(result.verdict, VariantVerdict::failed);
+    // The failure names the declared pair it measured: interleaved, (2i, 2i + 1).
+    std::smatch pair;
+    ASSERT_TRUE(std::regex_search(result.counterexample, pair, std::regex("elements ([0-9]+), ([0-9]+)"))) << result.counterexample;
+    EXPECT_EQ(std::stoi(pair[1]) % 2, 0) << result.counterexample;
+    EXPECT_EQ(std::stoi(pair[2]), std::stoi(pair[1]) + 1) << result.counterexample;
+  }
 }
 
 // b(i, j) per head h = -m_h |distance(i, j)| with ALiBi's slopes 2^(-8(h+1)/heads).
