@@ -149,12 +149,15 @@ TEST(Verifier, AScaledGatherOneUlpOffAnExactProductFails) {
     int exponent = 0;
     // A normal value that is not a power of two: its ulp is under twice the bound.
     if (!std::isnormal(value) || std::abs(std::frexp(value, &exponent)) == 0.5f) continue;
-    out.set_bits(at, std::bit_cast<std::uint32_t>(std::nextafter(value, INFINITY)));
-    const CaseVerdict verdict = verify_call(call);
-    ASSERT_TRUE(verdict.failed());
-    EXPECT_EQ(verdict.failing_elements, 1u);
-    EXPECT_GT(verdict.first_failure->ratio, 1.0);
-    EXPECT_LT(verdict.first_failure->ratio, 2.0);
+    // One ulp up and one ulp down both fail.
+    for (const float toward : {INFINITY, -INFINITY}) {
+      out.set_bits(at, std::bit_cast<std::uint32_t>(std::nextafter(value, toward)));
+      const CaseVerdict verdict = verify_call(call);
+      ASSERT_TRUE(verdict.failed()) << toward;
+      EXPECT_EQ(verdict.failing_elements, 1u);
+      EXPECT_GT(verdict.first_failure->ratio, 1.0);
+      EXPECT_LT(verdict.first_failure->ratio, 2.0);
+    }
     return;
   }
   FAIL() << "no element of the call is a normal value other than a power of two";
@@ -226,8 +229,15 @@ TEST(Verifier, RejectsAWrongIndex) {
   ASSERT_TRUE(verdict.failed());
   EXPECT_EQ(verdict.first_failure->kind, "mismatch");
   EXPECT_GT(verdict.stats.boundary_elements, 0u);
-  // An index is printed as the integer it is.
+  // An index is printed as the integer it is, and numbered query by query.
   EXPECT_EQ(verdict.first_failure->actual, fmt::format("{}", static_cast<std::int32_t>(out.bits(at))));
+  EXPECT_EQ(verdict.first_failure->element, 3 * 200 + 19);
+  // One case, and it failed; a case that passes counts no failed case.
+  EXPECT_EQ(verdict.stats.cases, 1u);
+  EXPECT_EQ(verdict.stats.failed_cases, 1u);
+  const CaseVerdict passed = verify_call(ran("t5(buckets=32,max_distance=128) | seq=40 keys=200 offset=0 key_offset=0 seed=1"));
+  EXPECT_EQ(passed.stats.cases, 1u);
+  EXPECT_EQ(passed.stats.failed_cases, 0u);
 }
 
 // An escalation to the exact tier is timed, and the time adds up over decisions.
@@ -606,6 +616,12 @@ TEST(Verifier, AComputedZeroIsANumberButACopyKeepsItsBits) {
   }
   const CaseVerdict negative_zeros = verify_call(table);
   EXPECT_FALSE(negative_zeros.failed()) << (negative_zeros.first_failure ? negative_zeros.first_failure->kind : "");
+  // Anything but a zero there is wrong: the column is 0 (fairseq, tensor2tensor).
+  out.set_bits(out.offset_of(0, 7, 0, 32), 0x3c00u);  // 1.0
+  const CaseVerdict one = verify_call(table);
+  ASSERT_TRUE(one.failed());
+  EXPECT_EQ(one.failing_elements, 1u);
+  EXPECT_EQ(one.first_failure->at, (std::array<std::int64_t, 4>{0, 7, 0, 32}));
 
   KernelCall rope = ran("rope(d=9,base=10000,layout=half,rot=8,dtype=fp32) | batch=1 seq=64 heads=4 inputs=bit-patterns seed=2");
   const Buffer& in = rope.inputs[0];
