@@ -86,23 +86,16 @@ TEST(InputFingerprint, EveryInputByteAndIdCounts) {
 // (kernel_call.hpp): the point itself outside last-key; under last-key, the causal bias of the
 // anchor at the key, or the key-mode bias of the key's distance past the anchor.
 TEST(AlibiPointCall, EachModeKeepsOrMovesThePointAsItsBiasRequires) {
-  const auto call_of = [](const char* spec, Point point) { return alibi_point_call(Spec::parse(spec), point); };
-  const AlibiPointCall symmetric = call_of("alibi(heads=4)", Point{{7, 3, 0}});
-  EXPECT_EQ(symmetric.mode, AlibiMode::symmetric);
-  EXPECT_EQ(symmetric.query, 7);
-  EXPECT_EQ(symmetric.key, 3);
-  const AlibiPointCall causal = call_of("alibi(heads=4,mode=causal)", Point{{2, 9, 0}});
-  EXPECT_EQ(causal.mode, AlibiMode::causal);
-  EXPECT_EQ(causal.query, 2);
-  EXPECT_EQ(causal.key, 9);
-  const AlibiPointCall before_anchor = call_of("alibi(heads=4,mode=last-key)", Point{{1, 5, 8}});
-  EXPECT_EQ(before_anchor.mode, AlibiMode::causal);
-  EXPECT_EQ(before_anchor.query, 8);
-  EXPECT_EQ(before_anchor.key, 5);
-  const AlibiPointCall past_anchor = call_of("alibi(heads=4,mode=last-key)", Point{{1, 11, 8}});
-  EXPECT_EQ(past_anchor.mode, AlibiMode::key);
-  EXPECT_EQ(past_anchor.query, 0);
-  EXPECT_EQ(past_anchor.key, 3);
+  const auto expect_call = [](const char* spec, Point point, AlibiMode mode, std::int64_t query, std::int64_t key) {
+    const AlibiPointCall call = alibi_point_call(Spec::parse(spec), point);
+    EXPECT_EQ(call.mode, mode) << spec;
+    EXPECT_EQ(call.query, query) << spec;
+    EXPECT_EQ(call.key, key) << spec;
+  };
+  expect_call("alibi(heads=4)", Point{{7, 3, 0}}, AlibiMode::symmetric, 7, 3);
+  expect_call("alibi(heads=4,mode=causal)", Point{{2, 9, 0}}, AlibiMode::causal, 2, 9);
+  expect_call("alibi(heads=4,mode=last-key)", Point{{1, 5, 8}}, AlibiMode::causal, 8, 5);  // before the anchor
+  expect_call("alibi(heads=4,mode=last-key)", Point{{1, 11, 8}}, AlibiMode::key, 0, 3);   // past it
 }
 
 // A learned call's input is its whole table, row by row, as the reference takes it.
