@@ -180,6 +180,24 @@ TEST(MultiAxisCatalog, ARowIndexInBf16FailsRelativePositionAlongTheRowAxisOnly) 
   EXPECT_TRUE(std::regex_match(first_point, std::regex("[0-9]+:[0-9]+"))) << "a rope2d point prints as x:y: " << description;
 }
 
+// The catalog's order is the order every listing, report and README table uses: the rotary
+// relations, then the frequency plans', the tables', the relative biases', and the comparison
+// with the exact tier last; within a part, as that part lists them.
+TEST(MutantCatalog, ThePropertiesComeInTheirPartsOrder) {
+  std::vector<std::string_view> names;
+  for (const Property& property : all_properties()) names.push_back(property.name);
+  const auto index_of = [&](std::string_view name) {
+    return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  ASSERT_FALSE(names.empty());
+  EXPECT_EQ(names.front(), "rotationPreservesNormPerPair");
+  EXPECT_EQ(names.back(), "agreesWithTheExactReferenceWithinItsBound");
+  EXPECT_LT(index_of("xposLogitsDoNotDependOnTheCentringOffset"), index_of("linearScalingEqualsDefaultAtScaledPosition"));
+  EXPECT_LT(index_of("linearScalingEqualsDefaultAtScaledPosition"), index_of("sinusoidShiftIsAFixedBlockRotation"));
+  EXPECT_LT(index_of("sinusoidShiftIsAFixedBlockRotation"), index_of("alibiBiasIsTranslationInvariant"));
+  EXPECT_LT(index_of("alibiBiasIsTranslationInvariant"), index_of("agreesWithTheExactReferenceWithinItsBound"));
+}
+
 TEST(MutantCatalog, EveryMutantIsMeantForSomeProperty) {
   std::set<std::string_view> used;
   for (const auto& [property, name] : kCatches) used.insert(name);
