@@ -23,7 +23,6 @@ Escalation::Decision Escalation::decide(const Point& point, std::span<const Wide
     const Wide bound = claimed_error_bounds(*fast_, point, input)[element];
     const Wide error = abs(Wide(actual) - exact);
     decision.ratio = bound > 0 ? static_cast<double>(error / bound) : (error > 0 ? INFINITY : 0.0);
-    decision.reference = static_cast<double>(exact);
     seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   return decision;

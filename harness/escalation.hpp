@@ -16,8 +16,7 @@ class Escalation {
   explicit Escalation(const KernelCall& call);
   ~Escalation();
   struct Decision {
-    double ratio;       // |actual - exact| / bound
-    double reference;   // the exact value, rounded to double
+    double ratio;  // |actual - exact| / bound
   };
   Decision decide(const Point& point, std::span<const Wide> input, std::size_t element, double actual);
   // Time spent in decide, the exact tier built on first use included.
