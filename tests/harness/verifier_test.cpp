@@ -163,6 +163,16 @@ TEST(Verifier, AScaledGatherOneUlpOffAnExactProductFails) {
   FAIL() << "no element of the call is a normal value other than a power of two";
 }
 
+// A scaled gather whose products underflow fp16 (amp 1e-9 on entries near 1): where the bound
+// reaches the entry itself it pins the entry near 0 and no more, so those elements are counted
+// unconstrained, never as bounded passes.
+TEST(Verifier, AScaledGatherThatUnderflowsIsCountedUnconstrained) {
+  const CaseVerdict verdict =
+      verify_call(ran("learned(d=16,rows=8,amp=0.000000001,dtype=fp16) | batch=1 seq=4 positions=scattered ids=int32 seed=3"));
+  EXPECT_FALSE(verdict.failed()) << (verdict.first_failure ? verdict.first_failure->kind : "");
+  EXPECT_GT(verdict.stats.unconstrained_elements, 0u);
+}
+
 // amp on a sinusoid table (mlx's SinusoidalPositionalEncoding scale): the CPU's scaled table passes;
 // the table of another amplitude, 1 or amp rounded to bf16, fails.
 TEST(Verifier, AScaledSinusoidTableIsHeldToItsAmplitude) {
