@@ -22,7 +22,6 @@
 #include <cstdint>
 #include <functional>
 #include <iostream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -30,6 +29,7 @@
 
 #include "backends/gpu/storage_math.h"
 #include "precision/error_model.hpp"
+#include "rotation_sweep.hpp"
 
 namespace peconform {
 namespace {
@@ -135,8 +135,7 @@ std::vector<float> model_rotation(const Spec& spec, const std::vector<float>& x,
   return y;
 }
 
-const std::int64_t kPositions[] = {0,       1,        3,        17,       1000,      4097,      65537,      1 << 20,
-                                   2796203, 16777215, 16777216, 16777217, 123456789, 536870913, 2147483583, 2147483647};
+using rotation_sweep::kPositions;
 
 struct Sweep {
   double worst_ratio = 0;      // over every constrained element
@@ -150,15 +149,11 @@ using Module = std::function<std::vector<float>(const std::vector<float>& x, std
 // `module` computes heads of `judged_by`'s d and dtype; `judged_by` is the spec its output is held to.
 Sweep sweep(const Spec& judged_by, const Module& module, std::uint64_t seed) {
   Sweep out;
-  std::mt19937_64 random(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::uniform_int_distribution<int> scale(-6, 6);
+  rotation_sweep::HeadDraws heads(seed);
   for (const std::int64_t p : kPositions) {
     const Reference<FastReal> reference(judged_by, p + 1);
     for (int head = 0; head < 4; ++head) {
-      std::vector<float> x(static_cast<std::size_t>(judged_by.d));
-      const float magnitude = std::ldexp(1.0f, scale(random));
-      for (float& value : x) value = judged_by.dtype == Dtype::fp32 ? magnitude * normal(random) : to_dtype(magnitude * normal(random), judged_by.dtype);
+      const std::vector<float> x = heads.next(judged_by.d, judged_by.dtype);
       const std::vector<float> y = module(x, p);
       const std::vector<Wide> input(x.begin(), x.end());
       const Point point{{p}};

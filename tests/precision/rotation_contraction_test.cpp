@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -23,6 +22,7 @@
 
 #include "backends/gpu/storage_math.h"
 #include "precision/error_model.hpp"
+#include "rotation_sweep.hpp"
 
 namespace peconform {
 namespace {
@@ -99,8 +99,7 @@ std::vector<float> rotation(const Spec& spec, const Reference<FastReal>& referen
   return y;
 }
 
-const std::int64_t kPositions[] = {0,       1,        3,        17,       1000,      4097,      65537,      1 << 20,
-                                   2796203, 16777215, 16777216, 16777217, 123456789, 536870913, 2147483583, 2147483647};
+using rotation_sweep::kPositions;
 
 struct Sweep {
   double worst_ratio = 0;
@@ -111,15 +110,11 @@ struct Sweep {
 // The kernel computing by `computes` with `fused`, judged by `judged_by`'s bound.
 Sweep sweep(const Spec& computes, const Spec& judged_by, Fused fused, std::uint64_t seed) {
   Sweep out;
-  std::mt19937_64 random(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::uniform_int_distribution<int> scale(-6, 6);
+  rotation_sweep::HeadDraws heads(seed);
   for (const std::int64_t p : kPositions) {
     const Reference<FastReal> reference(judged_by, p + 1);
     for (int head = 0; head < 8; ++head) {
-      std::vector<float> x(static_cast<std::size_t>(judged_by.d));
-      const float magnitude = std::ldexp(1.0f, scale(random));
-      for (float& value : x) value = to_dtype(magnitude * normal(random), judged_by.dtype);
+      const std::vector<float> x = heads.next(judged_by.d, judged_by.dtype);
       const std::vector<float> y = rotation(computes, reference, x, p, fused);
       const std::vector<float> unfused = rotation(computes, reference, x, p, Fused::none);
       const std::vector<Wide> input(x.begin(), x.end());
