@@ -28,27 +28,7 @@ DoubleDouble sum_without_cancellation(const DoubleDouble& c, const DoubleDouble&
   return fast_two_sum(head.hi, head.lo + (c.lo + x.lo));
 }
 
-// 1/n! for n = 0..12 as hi + lo, each within 2^-107 relative (mpmath at 400 bits, each part
-// the rest rounded to double).
-constexpr std::array<DoubleDouble, 13> kInverseFactorials{{
-    {0x1p+0, 0},
-    {0x1p+0, 0},
-    {0x1p-1, 0},
-    {0x1.5555555555555p-3, 0x1.5555555555555p-57},
-    {0x1.5555555555555p-5, 0x1.5555555555555p-59},
-    {0x1.1111111111111p-7, 0x1.1111111111111p-63},
-    {0x1.6c16c16c16c17p-10, -0x1.f49f49f49f49fp-65},
-    {0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-73},
-    {0x1.a01a01a01a01ap-16, 0x1.a01a01a01a01ap-76},
-    {0x1.71de3a556c734p-19, -0x1.c154f8ddc6c00p-73},
-    {0x1.27e4fb7789f5cp-22, 0x1.cbbc05b4fa99ap-76},
-    {0x1.ae64567f544e4p-26, -0x1.c062e06d1f209p-80},
-    {0x1.1eed8eff8d898p-29, -0x1.2aec959e14c06p-83},
-}};
-
-// ln 2 = C1 + C2 + C3 + 3.6e-50 (2^-164.3; mpmath at 400 bits, each part the rest rounded to
-// double); 1 / ln 2 rounded to double.
-constexpr double kLn2First = 0x1.62e42fefa39efp-1, kLn2Second = 0x1.abc9e3b39803fp-56, kLn2Third = 0x1.7b57a079a1934p-111;
+// 1 / ln 2 rounded to double.
 constexpr double kInverseLn2 = 0x1.71547652b82fep+0;
 
 constexpr double kLargestExponent = 600;
@@ -66,13 +46,41 @@ bool rounds_to_head(const DoubleDouble& v) {
 
 }  // namespace
 
+// 1/n! for n = 0..12 as hi + lo, each within 2^-107 relative (mpmath at 400 bits, each part
+// the rest rounded to double).
+const std::array<DoubleDouble, 13>& inverse_factorials() {
+  static constexpr std::array<DoubleDouble, 13> kInverseFactorials{{
+      {0x1p+0, 0},
+      {0x1p+0, 0},
+      {0x1p-1, 0},
+      {0x1.5555555555555p-3, 0x1.5555555555555p-57},
+      {0x1.5555555555555p-5, 0x1.5555555555555p-59},
+      {0x1.1111111111111p-7, 0x1.1111111111111p-63},
+      {0x1.6c16c16c16c17p-10, -0x1.f49f49f49f49fp-65},
+      {0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-73},
+      {0x1.a01a01a01a01ap-16, 0x1.a01a01a01a01ap-76},
+      {0x1.71de3a556c734p-19, -0x1.c154f8ddc6c00p-73},
+      {0x1.27e4fb7789f5cp-22, 0x1.cbbc05b4fa99ap-76},
+      {0x1.ae64567f544e4p-26, -0x1.c062e06d1f209p-80},
+      {0x1.1eed8eff8d898p-29, -0x1.2aec959e14c06p-83},
+  }};
+  return kInverseFactorials;
+}
+
+// ln 2 = C1 + C2 + C3 + 3.6e-50 (2^-164.25; mpmath at 400 bits, each part the rest rounded to
+// double).
+const std::array<double, 3>& ln2_parts() {
+  static constexpr std::array<double, 3> kLn2{0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56, 0x1.7b57a079a1934p-111};
+  return kLn2;
+}
+
 // exp(x), x = X + e with X = x.hi + x.lo exactly, |x.hi| <= 600:
 //
 // The reduction: k = X.hi / ln 2 rounded to an integer through kInverseLn2 (the 1.5 2^52 shift;
 // the product is within 866 2^-52 < 2^-42 of X.hi / ln 2), so |k| <= 866 and
 // |X - k ln 2| <= ln 2 (1/2 + 2^-42) + |x.lo| < 0.34658. k C1 = p1 + e1 and k C2 = p2 + e2
 // exactly (two_product), p3 = k C3 rounded (|k C3| < 2^-100.7, so off by 2^-153.7), and
-// ln 2 - C1 - C2 - C3 adds 866 2^-164.3 < 2^-154.5. The sum r = x.hi - p1 + x.lo - e1 - p2 -
+// ln 2 - C1 - C2 - C3 adds 866 2^-164.25 < 2^-154.49. The sum r = x.hi - p1 + x.lo - e1 - p2 -
 // e2 - p3 in double-double: TwoSum, then five `plus` steps whose partial sums stay below 0.35,
 // each erring by at most 2^-106 0.7: |r - (X - k ln 2)| < 2^-104.2.
 //
@@ -93,12 +101,14 @@ std::optional<DoubleDouble> exponential(const DoubleDouble& x) {
   if (!(std::abs(x.hi) <= kLargestExponent)) return std::nullopt;
   constexpr double kShift = 0x1.8p52;  // q + kShift - kShift is q rounded to the nearest integer
   const double k = (x.hi * kInverseLn2 + kShift) - kShift;
-  const DoubleDouble p1 = two_product(k, kLn2First), p2 = two_product(k, kLn2Second);
+  const std::array<double, 3>& ln2 = ln2_parts();
+  const DoubleDouble p1 = two_product(k, ln2[0]), p2 = two_product(k, ln2[1]);
   DoubleDouble r = two_sum(x.hi, -p1.hi);
-  for (const double term : {x.lo, -p1.lo, -p2.hi, -p2.lo, -(k * kLn2Third)}) r = plus(r, term);
+  for (const double term : {x.lo, -p1.lo, -p2.hi, -p2.lo, -(k * ln2[2])}) r = plus(r, term);
   const DoubleDouble s{std::ldexp(r.hi, -kSquarings), std::ldexp(r.lo, -kSquarings)};
-  DoubleDouble q = kInverseFactorials.back();
-  for (std::size_t n = kInverseFactorials.size() - 1; n-- > 0;) q = sum_without_cancellation(kInverseFactorials[n], times(s, q));
+  const std::array<DoubleDouble, 13>& coefficients = inverse_factorials();
+  DoubleDouble q = coefficients.back();
+  for (std::size_t n = coefficients.size() - 1; n-- > 0;) q = sum_without_cancellation(coefficients[n], times(s, q));
   for (int i = 0; i < kSquarings; ++i) q = times(q, q);
   const int scale = static_cast<int>(k);
   return DoubleDouble{std::ldexp(q.hi, scale), std::ldexp(q.lo, scale)};

@@ -11,6 +11,7 @@
 // where a value lies within 2^-80 of a point halfway between two doubles, `formed` is false and
 // the caller takes the binary128 path. So every value returned is the double the binary128 path
 // gives, bit for bit, and the campaign's reports stay the same.
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -28,6 +29,12 @@ struct RoundedXposFactor {
 // at least 2^-800 in magnitude, A in [2^-8, 2^8], |p lambda| <= 600 (but for log_factor), and
 // away from the rounding boundaries as above.
 RoundedXposFactor rounded_xpos_factor(std::int64_t position, const SplitWide& lambda, const SplitWide& attention);
+
+// The constants `exponential`'s error bound rests on, each stated (and tested) to a precision
+// that the bound's proof assumes: 1/n! for n = 0..12 as hi + lo, within 2^-107 relative; ln 2 as
+// C1 + C2 + C3, within 2^-164.25.
+const std::array<DoubleDouble, 13>& inverse_factorials();
+const std::array<double, 3>& ln2_parts();
 
 // exp(x) for |x.hi| <= 600 (else nothing), within 2^-97.3 of exp(x.hi + x.lo) relative, where
 // |x.lo| <= 2^-53 |x.hi|.

@@ -5,6 +5,7 @@
 // are left to binary128.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -63,6 +64,23 @@ TEST(XposFactor, ExponentialStaysWithinItsProvenBound) {
   EXPECT_FALSE(exponential({600.5, 0}).has_value());
   EXPECT_FALSE(exponential({-601, 0}).has_value());
   EXPECT_FALSE(exponential({NAN, 0}).has_value());
+}
+
+// The exponential's bound (xpos_factor.cpp) assumes its constants to these precisions; the
+// bound itself is too loose to notice a constant's low part wrong in its last bits, since the
+// polynomial multiplies 1/n!'s error by s^n, |s| < 2^-6.5.
+TEST(XposFactor, TheExponentialsConstantsAreAsPreciseAsItsProofAssumes) {
+  ExactReal factorial = 1;
+  for (std::size_t n = 0; n < inverse_factorials().size(); ++n) {
+    if (n > 0) factorial *= static_cast<int>(n);
+    const DoubleDouble& c = inverse_factorials()[n];
+    const double off = static_cast<double>(abs((ExactReal(c.hi) + ExactReal(c.lo)) * factorial - 1));
+    EXPECT_LE(off, 0x1p-107) << fmt::format("1/{}! = {:a} + {:a}", n, c.hi, c.lo);
+    EXPECT_LE(std::abs(c.lo), 0x1p-53 * c.hi) << n;  // normalised
+  }
+  const std::array<double, 3>& ln2 = ln2_parts();
+  const ExactReal sum = ExactReal(ln2[0]) + ExactReal(ln2[1]) + ExactReal(ln2[2]);
+  EXPECT_LE(static_cast<double>(abs(sum - log(ExactReal(2)))), 0x1.afp-165);  // 2^-164.25, rounded up
 }
 
 struct Binary128Factor {
@@ -144,8 +162,12 @@ TEST(XposFactor, ValuesHalfwayBetweenDoublesAreLeftToBinary128) {
   // p lambda exactly halfway between 1 and its successor, and 2^-90 either side of it: the
   // binary128 product rounds each to a different double, which double-double cannot tell apart.
   const Wide halfway = 1 + Wide(0x1p-53);
-  for (const Wide& lambda : {halfway, Wide(halfway + Wide(0x1p-90)), Wide(halfway - Wide(0x1p-90)), Wide(-halfway)})
-    EXPECT_FALSE(rounded_xpos_factor(1, split_wide(lambda), none).formed) << lambda.str(40);
+  // Not even the log is formed: it is the value at the boundary.
+  for (const Wide& lambda : {halfway, Wide(halfway + Wide(0x1p-90)), Wide(halfway - Wide(0x1p-90)), Wide(-halfway)}) {
+    const RoundedXposFactor f = rounded_xpos_factor(1, split_wide(lambda), none);
+    EXPECT_FALSE(f.formed) << lambda.str(40);
+    EXPECT_FALSE(f.log_formed) << lambda.str(40);
+  }
   // (3/8)^34 = 3^34 2^-102, whose numerator has 54 bits: the factor itself halfway.
   EXPECT_FALSE(rounded_xpos_factor(34, split_wide(log(Wide(3) / 8)), none).formed);
   // 2^-70 away it is decided, and decided as binary128 does.
@@ -160,6 +182,7 @@ TEST(XposFactor, OutsideItsDomainNothingIsFormed) {
   const SplitWide lambda = split_wide(Wide("-0.001")), none = split_wide(Wide(1));
   EXPECT_FALSE(rounded_xpos_factor(0, lambda, none).formed);
   EXPECT_FALSE(rounded_xpos_factor(std::int64_t{1} << 53, lambda, none).formed);
+  EXPECT_FALSE(rounded_xpos_factor(-(std::int64_t{1} << 53), lambda, none).log_formed);
   const RoundedXposFactor far = rounded_xpos_factor(700000, lambda, none);  // |p lambda| = 700
   EXPECT_FALSE(far.formed);
   EXPECT_TRUE(far.log_formed);
@@ -169,6 +192,7 @@ TEST(XposFactor, OutsideItsDomainNothingIsFormed) {
   EXPECT_FALSE(rounded_xpos_factor(5, split_wide(Wide(0)), none).formed);
   EXPECT_FALSE(rounded_xpos_factor(5, split_wide(Wide(0x1p-850)), none).formed);
   EXPECT_FALSE(rounded_xpos_factor(5, lambda, split_wide(Wide(512))).formed);
+  EXPECT_FALSE(rounded_xpos_factor(5, lambda, split_wide(Wide(0x1p-9))).formed);
   EXPECT_TRUE(rounded_xpos_factor(5, lambda, none).formed);
 }
 
