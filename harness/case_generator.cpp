@@ -250,6 +250,9 @@ void draw_rotary_shape(CaseDescription& c, CounterStream& random, std::int64_t b
     c.seq = kHugeCallElements / (c.heads * std::int64_t{c.spec.d}) + 1;
   }
   const std::int64_t limit = position_limit(c.spec);
+  // An xPos spec with a small scale_base stops its positions short of the tokens drawn (8485
+  // scale_base of them): the call keeps within them, so that such a spec is checked, not refused.
+  c.seq = std::min(c.seq, limit + 1);
   const std::int64_t spread = c.positions == PositionMode::cache ? kCacheSpread : 0;
   c.offset = c.positions == PositionMode::scattered ? 0 : draw_offset(random, c.seq + spread, limit);
 }

@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <fmt/format.h>
+#include <set>
 
 #include "backends/backend_registry.hpp"
+#include "harness/case_call.hpp"
 #include "harness/case_generator.hpp"
 #include "properties/generators.hpp"
 #include "spec/spec_error.hpp"
@@ -189,6 +193,180 @@ TEST(CaseGenerator, ASpecWhosePositionsStopShortOfALongCallTakesNone) {
     expect_positions_within_the_limit(c);
     EXPECT_LE(c.seq, 4096) << c.text();
   }
+}
+
+// xPos's positions stop at 8485 scale_base (xpos_position_limit): with scale_base=0.001 at 8,
+// below the tokens a case draws. Every case keeps within them, and is run, not refused.
+TEST(CaseGenerator, ASpecWhosePositionsStopShortOfTheTokensDrawnKeepsWithinThem) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.spec = Spec::parse("xpos(d=64,base=10000,layout=half,scale_base=0.001,dtype=fp32)");
+  const std::int64_t limit = position_limit(*filters.spec);
+  ASSERT_EQ(limit, 8);
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  int every_position = 0;
+  for (std::uint64_t k = 0; k < 3 * 64; ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities);
+    expect_positions_within_the_limit(c);
+    EXPECT_NO_THROW(materialize(c)) << c.text();
+    every_position += c.seq == limit + 1;
+  }
+  EXPECT_GT(every_position, 20);  // most draws pass 9 tokens, so the cap is what is tested
+}
+
+// A case's offset (run and cache positions) is log-uniform or one of the edges draw_offset names:
+// 0, 2^24 - 1, 2^24, 2^24 + 1, and the largest that keeps its positions (and a cache case's rows,
+// which start up to 4096 apart) within the limit.
+TEST(CaseGenerator, OffsetsReachEveryEdgeAndTheLimit) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.families = {Family::rope};
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  std::set<std::int64_t> offsets;
+  int at_the_top = 0, elsewhere = 0;
+  for (std::uint64_t k = 0; k < 600; ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities);
+    if (c.positions == PositionMode::scattered) continue;
+    const std::int64_t spread = c.positions == PositionMode::cache ? 4096 : 0;
+    const std::int64_t top = position_limit(c.spec) - (c.seq + spread) + 1;
+    EXPECT_LE(c.offset, top) << c.text();
+    offsets.insert(c.offset);
+    at_the_top += c.offset == top;
+    elsewhere += c.offset != 0 && c.offset != top && std::abs(c.offset - (1 << 24)) > 1;
+  }
+  for (const std::int64_t edge : {std::int64_t{0}, std::int64_t{1 << 24} - 1, std::int64_t{1 << 24}, std::int64_t{1 << 24} + 1})
+    EXPECT_TRUE(offsets.count(edge)) << "no case at offset " << edge;
+  EXPECT_GT(at_the_top, 0);
+  EXPECT_GT(elsewhere, 100);
+}
+
+// ALiBi, T5 and Shaw draw their keys within 512 of the queries on either side most of the time,
+// where buckets and clipping change.
+TEST(CaseGenerator, KeysAreDrawnNearTheQueriesOnEitherSide) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  for (const Family family : {Family::alibi, Family::t5, Family::shaw}) {
+    CaseFilters filters;
+    filters.families = {family};
+    const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+    int before = 0, after = 0;
+    for (std::uint64_t k = 0; k < 200; ++k) {
+      const CaseDescription c = draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities);
+      EXPECT_GE(c.key_offset, 0) << c.text();
+      before += c.key_offset < c.offset && c.key_offset >= c.offset - 512;
+      after += c.key_offset >= c.offset && c.key_offset < c.offset + 512;
+    }
+    EXPECT_GT(before, 20) << family_name(family);
+    EXPECT_GT(after, 20) << family_name(family);
+  }
+}
+
+// Sinusoidal and Transformer-XL tables are drawn unpadded half the time, else with 1 to 8 rows of
+// padding.
+TEST(CaseGenerator, TablesArePaddedByNoRowsOrByOneToEight) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  for (const Family family : {Family::sinusoidal, Family::xl}) {
+    CaseFilters filters;
+    filters.families = {family};
+    const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+    std::set<int> pads;
+    for (std::uint64_t k = 0; k < 300; ++k) pads.insert(draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities).pad);
+    EXPECT_EQ(pads, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7, 8})) << family_name(family);
+  }
+}
+
+// `count` of `n` draws against a stated share p: within five standard deviations of a binomial
+// count. The seed fixes the draws; a share moved by a tenth is some ten deviations out at n = 2000.
+void expect_share(int count, int n, double p, const char* what) {
+  EXPECT_NEAR(static_cast<double>(count) / n, p, 5 * std::sqrt(p * (1 - p) / n)) << what << ": " << count << " of " << n;
+}
+
+// The shares draw_rotary_shape, draw_order and draw_case state, over rope's normal calls.
+TEST(CaseGenerator, RotaryCasesAreDrawnInTheStatedShares) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.families = {Family::rope};
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  int n = 0, keyed = 0, in_place = 0, ids64 = 0, unpadded = 0, run = 0, cache = 0, bshd = 0, bhsd = 0, bits = 0;
+  std::set<std::int64_t> batches;
+  for (std::uint64_t k = 0; k < 2000; ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities);
+    if (c.seq > 65536) continue;  // a long call: one head, no key operand
+    ++n;
+    keyed += c.kv_heads > 0;
+    in_place += c.in_place;
+    ids64 += c.ids64;
+    unpadded += c.pad == 0;
+    run += c.positions == PositionMode::run;
+    cache += c.positions == PositionMode::cache;
+    bshd += c.order == "bshd";
+    bhsd += c.order == "bhsd";
+    bits += c.inputs == InputKind::bit_patterns;
+    batches.insert(c.batch);
+  }
+  expect_share(keyed, n, 0.5, "a key operand");
+  expect_share(in_place, n, 0.3, "in place");
+  expect_share(ids64, n, 0.5, "int64 ids");
+  expect_share(unpadded, n, 0.5, "unpadded");
+  expect_share(run, n, 0.5, "a run of positions");
+  expect_share(cache, n, 0.25, "a KV cache");
+  // A quarter of the orders are a random permutation of bshd, which is bshd or bhsd one time in 24.
+  expect_share(bshd, n, 0.5 + 0.25 / 24, "bshd");
+  expect_share(bhsd, n, 0.25 + 0.25 / 24, "bhsd");
+  expect_share(bits, n, 0.25, "bit patterns as inputs");
+  EXPECT_EQ(batches, (std::set<std::int64_t>{1, 2, 3, 4}));
+}
+
+// Half the Transformer-XL tables start at a negative distance, the drawn offset mirrored.
+TEST(CaseGenerator, TransformerXlTablesStartOnEitherSideOfZero) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.families = {Family::xl};
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  int negative = 0, n = 400;
+  for (std::uint64_t k = 0; k < static_cast<std::uint64_t>(n); ++k)
+    negative += draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities).offset < 0;
+  // A mirrored offset is negative unless the table is one row at offset 0.
+  EXPECT_GT(negative, n / 4);
+  EXPECT_LT(negative, 3 * n / 4);
+}
+
+// --dtype and --precision name what T5 and Shaw do not have, so either leaves them out.
+TEST(CaseGenerator, ADtypeOrClassFilterLeavesOutTheFamiliesWithoutOne) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters by_dtype, by_class;
+  by_dtype.dtypes = {Dtype::fp16};
+  by_class.precisions = {PrecisionClass::exact_angle};
+  for (const CaseFilters& filters : {by_dtype, by_class}) {
+    std::set<Family> families;
+    for (const CaseCell& cell : campaign_cells(capabilities, filters)) families.insert(cell.family);
+    EXPECT_FALSE(families.count(Family::t5));
+    EXPECT_FALSE(families.count(Family::shaw));
+    EXPECT_TRUE(families.count(Family::rope));
+  }
+}
+
+// A kernel that lists ALiBi before RoPE and bf16 first has its huge call inside the first run of
+// 64 cases, after cells that take no long call: that run still has its long call, the next case
+// that takes one, as every other run has.
+TEST(CaseGenerator, TheRunThatHoldsTheHugeCallHasItsLongCallToo) {
+  BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  capabilities.families = {Family::alibi, Family::rope};
+  std::stable_partition(capabilities.dtypes.begin(), capabilities.dtypes.end(), [](Dtype d) { return d == Dtype::bf16; });
+  ASSERT_EQ(capabilities.dtypes.front(), Dtype::bf16);
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, {});
+  std::array<int, 3> long_calls{};
+  int huge = 0;
+  for (std::uint64_t k = 0; k < 3 * 64; ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, {}, profile_named("deep"), capabilities);
+    if (elements(c) > kTwoTo31) {
+      ++huge;
+      EXPECT_GT(k % 64, 0u) << "the huge call would not share its run";
+    } else if (c.seq > 65536) {
+      ++long_calls[k / 64];
+    }
+  }
+  EXPECT_EQ(huge, 1);
+  EXPECT_EQ(long_calls, (std::array<int, 3>{1, 1, 1}));
 }
 
 TEST(CaseGenerator, EveryProfileDrawsUpTo128HeadsWithinItsBudget) {
