@@ -115,7 +115,7 @@ template <class Real>
 std::vector<Real> model_bounds(const Reference<Real>& reference, const Point& point, std::span<const Real> input,
                                const Real& unit, bool angles_rounded) {
   // Per unit of |phi|, the roundings of theta and p theta (precision/measured_constants.md: at
-  // most 8, plus what a plan adds); on their own, sin/cos, the amplitude and the final products
+  // most 13, plus what a plan adds); on their own, sin/cos, the amplitude and the final products
   // (at most 19.8, YaRN's default attention factor the largest; its ratio of mscales adds more).
   const Real angle_allowance(16), allowance(20);
   const FrequencyError<Real> theta_error = frequency_error<Real>(reference.spec());
