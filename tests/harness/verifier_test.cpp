@@ -339,6 +339,23 @@ TEST(Verifier, AlibiPastTheDtypesRangeIsUnconstrained) {
   EXPECT_EQ(verdict.stats.unconstrained_elements, 4u);
 }
 
+// An fp16 pair of norm 65024, within 2^-6 of fp16's largest value, where the kernels claim no
+// bound (the rotation may overflow): counted unconstrained, both of its elements, although the
+// CPU kernel's output lies well within what a bound would allow and the row screen, left to
+// itself, would pass it.
+TEST(Verifier, APairNearTheDtypesLargestValueIsUnconstrainedNotPassed) {
+  KernelCall call = materialize(CaseDescription::parse(
+      "rope(d=8,base=10000,layout=interleaved,dtype=fp16) | seq=3 heads=1 place=out positions=run offset=7 inputs=activations seed=2"));
+  Buffer& in = call.inputs[0];
+  in.set_bits(in.offset_of(0, 1, 0, 2), element_bits(ElementType::fp16, 65024));
+  in.set_bits(in.offset_of(0, 1, 0, 3), element_bits(ElementType::fp16, 0));
+  make_backend("cpu")->run(call);
+  const CaseVerdict verdict = verify_call(call);
+  EXPECT_FALSE(verdict.failed()) << (verdict.first_failure ? verdict.first_failure->kind : "");
+  EXPECT_EQ(verdict.stats.unconstrained_elements, 2u);
+  EXPECT_EQ(verdict.stats.bounded_elements, verdict.stats.elements - 2);
+}
+
 TEST(Verifier, StillRejectsUnwrittenAndNanWhereTheBoundReachesTheScale) {
   // Found by an audit: unconstrained elements skipped every check.
   const std::string text = "rope(d=16,base=10000,layout=half,dtype=fp32,precision=fp32-angle) | seq=4 offset=2147483600 seed=1";
