@@ -52,10 +52,6 @@ Wide decode(const DtypeLayout& layout, bool negative, std::uint64_t exponent, st
   return negative ? -magnitude : magnitude;
 }
 
-// A uniform integer in [lo, hi) at every size: inRange at RapidCheck's nominal size draws
-// over the whole range, and still shrinks towards lo.
-template <class T> rc::Gen<T> uniform_in(T lo, T hi) { return rc::gen::resize(rc::kNominalSize, rc::gen::inRange<T>(lo, hi)); }
-
 // A value of `layout` with the given exponent field, a uniform mantissa and either sign.
 Wide any_mantissa(const DtypeLayout& layout, std::uint64_t exponent) {
   const bool negative = *rc::gen::arbitrary<bool>();

@@ -19,6 +19,11 @@ namespace peconform {
 
 inline constexpr std::int64_t kLargestPosition = 2147483647;  // 2^31 - 1
 
+// A uniform integer in [lo, hi) at every size: inRange at RapidCheck's nominal size draws
+// over the whole range, and still shrinks towards lo. A share a property states ("a quarter
+// of the cases") is drawn with this, not with inRange, whose early, small-size cases all take lo.
+template <class T> rc::Gen<T> uniform_in(T lo, T hi) { return rc::gen::resize(rc::kNominalSize, rc::gen::inRange<T>(lo, hi)); }
+
 // A position in [0, limit]: uniform, log-uniform (every power of two equally likely), the band
 // [2^23, 2^24] (where an angle p theta_0 = p crosses fp32-angle's horizon near 2^23.6), the
 // band [2^24, limit] (past float32's exact integers), or an edge (0, 1, 2^24 - 1, 2^24,

@@ -137,7 +137,7 @@ void t5_buckets_are_exact_below_max_exact(const Implementation& implementation) 
   const auto evaluator = implementation.prepare(spec, 2);
   const auto [half, exact] = t5_layout(spec);
   const std::int64_t i = *gen_position(kLargestPosition - exact);
-  const std::int64_t offset = *rc::gen::inRange<std::int64_t>(-std::min(i, exact - 1), exact);
+  const std::int64_t offset = *uniform_in<std::int64_t>(-std::min(i, exact - 1), exact);  // behind and ahead alike
   const std::int64_t j = i + offset;  // rp = j - i = offset
   // Bidirectional: the keys ahead take the upper half; causal: the keys behind count.
   const std::int64_t expected = spec.bidirectional ? (offset > 0 ? half : 0) + std::abs(offset) : (offset < 0 ? -offset : 0);

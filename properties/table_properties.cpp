@@ -218,7 +218,7 @@ void learned_position_past_the_table_is_rejected(const Implementation& implement
   const Spec spec = *gen_learned_spec();
   const auto evaluator = implementation.prepare(spec, spec.rows);
   const std::vector<Wide> table(static_cast<std::size_t>(spec.rows * spec.d), Wide(1));
-  const bool below = *rc::gen::inRange(0, 4) == 0;
+  const bool below = *uniform_in(0, 4) == 0;  // a quarter of the cases
   const std::int64_t p = below ? -1 - *gen_position() : spec.rows + *gen_position(kLargestPosition - spec.rows);
   RC_TAG(below ? "negative" : "past the end");
   bool rejected = false;

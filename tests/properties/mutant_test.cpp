@@ -13,11 +13,13 @@
 #include <regex>
 #include <set>
 
+#include "backends/reference_tiers.hpp"
 #include "mutants.hpp"
 #include "properties/checks.hpp"
 #include "properties/property.hpp"
 #include "properties/variant_relations.hpp"
 #include "property_profile.hpp"
+#include "property_runs.hpp"
 
 namespace peconform {
 namespace {
@@ -104,23 +106,11 @@ const std::set<std::string_view> kCaughtOrUnconstrained{"unrotated-beyond-2p23"}
 // Enough cases that a property meets its mutant's bug; a caught mutant stops at the first.
 constexpr int kMutantCases = 2000;
 
-const Property& property_named(std::string_view name) {
-  for (const Property& property : all_properties())
-    if (property.name == name) return property;
-  throw std::out_of_range(std::string(name));
-}
-
 // Runs `property` on the mutant `name` and asserts a rejection by a failed comparison of values.
 void expect_rejected(const Property& property, std::string_view name) {
-  const Implementation& broken = mutant(name);
-  rc::detail::TestMetadata metadata;
-  metadata.id = fmt::format("Mutants/{}/{}", property.name, name);
-  rc::detail::TestParams params = rc::detail::configuration().testParams;
-  params.maxSuccess = kMutantCases;
-  params.disableShrinking = true;
   const VerdictTally before = verdict_tally();
   const rc::detail::TestResult result =
-      rc::detail::checkProperty(rc::detail::toProperty([&] { property.check(broken); }), metadata, params);
+      run_property(property, mutant(name), kMutantCases, fmt::format("Mutants/{}/{}", property.name, name));
   const auto* failure = result.template is<rc::detail::FailureResult>() ? &result.template get<rc::detail::FailureResult>() : nullptr;
   if (failure == nullptr && kCaughtOrUnconstrained.count(name)) {
     const std::uint64_t unconstrained = verdict_tally().unconstrained - before.unconstrained;
@@ -178,6 +168,68 @@ TEST(MultiAxisCatalog, ARowIndexInBf16FailsRelativePositionAlongTheRowAxisOnly) 
   const std::size_t from = at + prefix.size();
   const std::string first_point = description.substr(from, description.find_first_of(";\n ", from) - from);
   EXPECT_TRUE(std::regex_match(first_point, std::regex("[0-9]+:[0-9]+"))) << "a rope2d point prints as x:y: " << description;
+}
+
+// A learned gather that steps from row to row by d - 1 elements instead of d (a row pitch that
+// forgot a column): row 0 is right, every later row reads the wrong table slots. Every other
+// family is the fast tier's.
+class ShortPitchGatherEvaluator final : public Evaluator {
+ public:
+  ShortPitchGatherEvaluator(const Spec& spec, std::unique_ptr<Evaluator> correct) : d_(spec.d), correct_(std::move(correct)) {}
+  std::vector<Wide> evaluate(const Point& point, std::span<const Wide> input) const override {
+    std::vector<Wide> row(static_cast<std::size_t>(d_));
+    for (std::size_t e = 0; e < row.size(); ++e) row[e] = input[static_cast<std::size_t>(point.c[0] * (d_ - 1)) + e];
+    return row;
+  }
+  std::vector<Wide> error_bounds(const Point& point, std::span<const Wide> input) const override {
+    return correct_->error_bounds(point, input);
+  }
+
+ private:
+  std::int64_t d_;
+  std::unique_ptr<Evaluator> correct_;
+};
+
+class ShortPitchGather final : public Implementation {
+ public:
+  std::string name() const override { return "short-pitch-gather"; }
+  std::unique_ptr<Evaluator> prepare(const Spec& spec, std::int64_t sequence_length) const override {
+    auto correct = fast_tier().prepare(spec, sequence_length);
+    if (spec.family != Family::learned) return correct;
+    return std::make_unique<ShortPitchGatherEvaluator>(spec, std::move(correct));
+  }
+};
+
+// The comparison with the exact tier names, for a learned element, the table slot it must come
+// from, table[p d + e], so that a kernel's author sees which row and column were read wrong.
+TEST(CatalogFailure, AWrongLearnedElementNamesItsTableSlot) {
+  const ShortPitchGather kernel;
+  const rc::detail::TestResult result = run_property(property_named("agreesWithTheExactReferenceWithinItsBound"), kernel,
+                                                     kMutantCases, "CatalogFailure/short-pitch-gather");
+  ASSERT_TRUE(result.template is<rc::detail::FailureResult>())
+      << "a gather with a short row pitch passed " << kMutantCases << " cases";
+  const std::string& description = result.template get<rc::detail::FailureResult>().description;
+  std::smatch found;
+  const std::regex learned_site(R"(case: (learned\([^)]*\)) at ([0-9]+)\n  element ([0-9]+); input table\[([0-9]+)\])");
+  ASSERT_TRUE(std::regex_search(description, found, learned_site)) << description;
+  const Spec spec = Spec::parse(found[1].str());
+  const std::int64_t p = std::stoll(found[2].str()), e = std::stoll(found[3].str());
+  EXPECT_EQ(std::stoll(found[4].str()), p * spec.d + e) << description;
+}
+
+// The causal mask's failure prints the bias the kernel returned: a mask that also hides the
+// query's own key fails on the diagonal i = j with the -inf it put there.
+TEST(CatalogFailure, AMaskedDiagonalPrintsTheMaskedBias) {
+  const rc::detail::TestResult result = run_property(property_named("alibiCausalMaskHidesExactlyTheFutureKeys"),
+                                                     mutant("alibi-mask-includes-diagonal"), kMutantCases,
+                                                     "CatalogFailure/alibi-mask-includes-diagonal");
+  ASSERT_TRUE(result.template is<rc::detail::FailureResult>()) << "a mask on the diagonal passed " << kMutantCases << " cases";
+  const std::string& description = result.template get<rc::detail::FailureResult>().description;
+  std::smatch found;
+  const std::regex mask_site(R"(case: alibi\([^)]*\) at ([0-9]+):([0-9]+)\n  head [0-9]+; input \(none\)\n  observed (.*))");
+  ASSERT_TRUE(std::regex_search(description, found, mask_site)) << description;
+  EXPECT_EQ(found[1].str(), found[2].str()) << "the failing key is the query's own: " << description;
+  EXPECT_EQ(found[3].str(), "bias -inf") << description;
 }
 
 // The catalog's order is the order every listing, report and README table uses: the rotary
