@@ -228,18 +228,6 @@ InnerProduct inner_product(const Evaluation& a, const Evaluation& b, const std::
   return out;
 }
 
-InnerProduct inner_product(const Evaluation& a, const Evaluation& b) {
-  std::vector<std::size_t> every(a.values.size());
-  for (std::size_t e = 0; e < every.size(); ++e) every[e] = e;
-  return inner_product(a, b, every);
-}
-
-void require_equal_products(const InnerProduct& lhs, const InnerProduct& rhs, const std::string& relation,
-                            const std::string& case_text) {
-  require_close(lhs.value, rhs.value, lhs.tolerance + rhs.tolerance,
-                [&] { return Site{relation, case_text, "the inner product", "(see case)", Dtype::fp64}; });
-}
-
 std::vector<std::vector<std::size_t>> rotary_terms(const Spec& spec) {
   std::vector<std::vector<std::size_t>> terms;
   for (const auto& [a, b] : rotary_pairs(spec)) terms.push_back({a, b});

@@ -99,18 +99,13 @@ std::vector<std::size_t> pair_permutation(const std::vector<std::pair<std::size_
 Wide pair_bound(const Evaluation& evaluation, std::size_t a, std::size_t b);
 Wide pair_norm(const std::vector<Wide>& values, std::size_t a, std::size_t b);
 
-// <a, b> over every element (or over `elements`), with the tolerance its two evaluations'
-// bounds and the summation's own rounding allow: sum of B_a|b| + (|a| + B_a) B_b, plus
-// n u sum |a b| for n elements.
+// <a, b> over `elements`, with the tolerance its two evaluations' bounds and the summation's own
+// rounding allow: sum of B_a|b| + (|a| + B_a) B_b, plus n u sum |a b| for n elements.
 struct InnerProduct {
   Wide value;
   Wide tolerance;
 };
-InnerProduct inner_product(const Evaluation& a, const Evaluation& b);
 InnerProduct inner_product(const Evaluation& a, const Evaluation& b, const std::vector<std::size_t>& elements);
-// Fails unless two inner products agree within both tolerances.
-void require_equal_products(const InnerProduct& lhs, const InnerProduct& rhs, const std::string& relation,
-                            const std::string& case_text);
 
 // The terms a rotary inner product splits into: each rotated pair, then each pass-through
 // element alone. A rotation acts pair by pair, so a relation between inner products of

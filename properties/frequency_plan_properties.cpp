@@ -204,7 +204,7 @@ void yarn_scales_every_pair_by_its_attention_factor(const Implementation& implem
   FrequencyPlan& plan = spec.scaling;
   const Wide factor = from_decimal<Wide>(plan.factor);
   Wide attention = yarn_get_mscale(factor, Wide(1));
-  switch (*rc::gen::inRange(0, 3)) {
+  switch (*uniform_in(0, 3)) {  // each form in a third of the cases
     case 0: RC_TAG("0.1 ln s + 1"); break;
     case 1:
       // Positive: transformers tests `if mscale and mscale_all_dim`, so a zero falls back to get_mscale(s).

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,56 @@ TEST(CatalogDraws, T5SaturationIsAskedForFromMaxDistanceOnBothSides) {
   }
   EXPECT_GT(behind, 0) << "no key exactly max_distance behind the query";
   EXPECT_GT(ahead, 0) << "no key exactly max_distance ahead of the query";
+}
+
+// The share of a run's cases that carry `tag` (RC_TAG stores it quoted).
+double tag_share(const rc::detail::TestResult& result, const std::string& tag) {
+  int tagged = 0, cases = 0;
+  for (const auto& [tags, count] : result.template get<rc::detail::SuccessResult>().distribution) {
+    cases += count;
+    if (std::find(tags.begin(), tags.end(), "\"" + tag + "\"") != tags.end()) tagged += count;
+  }
+  return static_cast<double>(tagged) / cases;
+}
+
+// yarnScalesEveryPairByItsAttentionFactor draws each of YaRN's three attention factor forms in
+// a third of its cases: the default 0.1 ln s + 1, the ratio of two mscales, a configured one.
+TEST(CatalogDraws, YarnAttentionFactorsComeInEachOfTheirThreeForms) {
+  const rc::detail::TestResult result = run_property(property_named("yarnScalesEveryPairByItsAttentionFactor"), fast_tier(),
+                                                     kRunCases, "CatalogDraws/yarn-attention");
+  ASSERT_TRUE(result.template is<rc::detail::SuccessResult>()) << result;
+  for (const char* form : {"0.1 ln s + 1", "mscale / mscale_all_dim", "configured attention_factor"})
+    EXPECT_NEAR(tag_share(result, form), 1.0 / 3, 0.053) << form;  // five binomial deviations at n = 2000
+}
+
+// YaRN's factors are drawn in hundredths over [1.01, 40): the ramp property meets hundreds of
+// them, not the few a draw that lost its fractional digits would give.
+TEST(CatalogDraws, YarnFactorsAreDrawnInHundredths) {
+  const RecordingFastTier recording;
+  expect_passes("yarnFrequenciesFollowTheRampFromDefaultToLinear", recording);
+  std::set<std::string> factors, fractions;
+  for (const auto& [spec, point] : recording.calls()) {
+    if (spec.scaling.kind != PlanKind::yarn) continue;
+    const std::string text = spec.scaling.factor.text();
+    factors.insert(text);
+    fractions.insert(text.substr(text.find('.') + 1));
+  }
+  EXPECT_GT(factors.size(), 300u);
+  EXPECT_GT(fractions.size(), 90u) << "of the 100 two-digit fractions";
+}
+
+// rotationsComposeAdditively draws a and b within half the spec's position limit, so that a + b,
+// where the direct rotation is asked for, stays where the tiers claim a bound.
+TEST(CatalogDraws, CompositionAsksForNoPositionPastTheLimit) {
+  const RecordingFastTier recording;
+  expect_passes("rotationsComposeAdditively", recording);
+  int one_axis = 0;
+  for (const auto& [spec, point] : recording.calls()) {
+    if (spec.family != Family::rope && spec.family != Family::xpos) continue;
+    ++one_axis;
+    EXPECT_LE(point.c[0], position_limit(spec)) << spec.canonical() << " at " << format_point(spec.family, point);
+  }
+  EXPECT_GT(one_axis, kRunCases);
 }
 
 }  // namespace

@@ -53,5 +53,19 @@ TEST(CatalogTolerance, TablesExactToBinary128PassClaimingNoError) {
   }
 }
 
+// The same for the rotary and plan relations that compute with the values: a pair's norm (and
+// xPos's growth), and a pair's angle by atan2 at p = 1 (the frequency series, llama3's order,
+// YaRN's ramp).
+TEST(CatalogTolerance, RotaryRelationsExactToBinary128PassClaimingNoError) {
+  constexpr int kCases = 500;
+  const ExactClaimingNoError kernel;
+  for (const std::string_view name : {"rotationPreservesNormPerPair", "defaultFrequenciesFormTheBasePowerSeries",
+                                      "llama3KeepsFrequenciesDecreasing", "yarnFrequenciesFollowTheRampFromDefaultToLinear"}) {
+    const rc::detail::TestResult result =
+        run_property(property_named(name), kernel, kCases, "CatalogTolerance/" + std::string(name));
+    EXPECT_TRUE(result.template is<rc::detail::SuccessResult>()) << name << ": " << result;
+  }
+}
+
 }  // namespace
 }  // namespace peconform

@@ -217,6 +217,27 @@ TEST(CatalogFailure, AWrongLearnedElementNamesItsTableSlot) {
   EXPECT_EQ(std::stoll(found[4].str()), p * spec.d + e) << description;
 }
 
+// position-off-by-one on the one-axis families alone (rope, xPos); mRoPE and rope2d are the fast
+// tier's. rotationAtPositionZeroIsTheIdentity must reject it through its one-axis body, and not
+// only through the N-D body the multi-axis families take (Mutants.* meets either).
+class OffByOneOnOneAxis final : public Implementation {
+ public:
+  std::string name() const override { return "position-off-by-one on rope and xpos"; }
+  std::unique_ptr<Evaluator> prepare(const Spec& spec, std::int64_t sequence_length) const override {
+    const bool one_axis = spec.family == Family::rope || spec.family == Family::xpos;
+    return (one_axis ? mutant("position-off-by-one") : fast_tier()).prepare(spec, sequence_length);
+  }
+};
+
+TEST(CatalogFailure, TheIdentityRejectsAnOffByOneOnOneAxisSpecs) {
+  const OffByOneOnOneAxis kernel;
+  const rc::detail::TestResult result = run_property(property_named("rotationAtPositionZeroIsTheIdentity"), kernel,
+                                                     kMutantCases, "CatalogFailure/off-by-one-on-one-axis");
+  ASSERT_TRUE(result.template is<rc::detail::FailureResult>()) << "an off-by-one on rope and xpos passed " << kMutantCases << " cases";
+  EXPECT_NE(result.template get<rc::detail::FailureResult>().description.find("R(0)x = A x on every rotated pair"), std::string::npos)
+      << result.template get<rc::detail::FailureResult>().description;
+}
+
 // The causal mask's failure prints the bias the kernel returned: a mask that also hides the
 // query's own key fails on the diagonal i = j with the -inf it put there.
 TEST(CatalogFailure, AMaskedDiagonalPrintsTheMaskedBias) {
