@@ -217,25 +217,35 @@ TEST(CatalogFailure, AWrongLearnedElementNamesItsTableSlot) {
   EXPECT_EQ(std::stoll(found[4].str()), p * spec.d + e) << description;
 }
 
-// position-off-by-one on the one-axis families alone (rope, xPos); mRoPE and rope2d are the fast
-// tier's. rotationAtPositionZeroIsTheIdentity must reject it through its one-axis body, and not
-// only through the N-D body the multi-axis families take (Mutants.* meets either).
-class OffByOneOnOneAxis final : public Implementation {
+// A planted bug on the one-axis families alone (rope, xPos); mRoPE and rope2d are the fast tier's.
+// The relations that take the N-D body for those two (check_over_its_axes) must reject such a
+// bug through their own one-axis body too: Mutants.* meets either body first.
+class OnOneAxisOnly final : public Implementation {
  public:
-  std::string name() const override { return "position-off-by-one on rope and xpos"; }
+  explicit OnOneAxisOnly(std::string_view bug) : bug_(bug) {}
+  std::string name() const override { return fmt::format("{} on rope and xpos", bug_); }
   std::unique_ptr<Evaluator> prepare(const Spec& spec, std::int64_t sequence_length) const override {
     const bool one_axis = spec.family == Family::rope || spec.family == Family::xpos;
-    return (one_axis ? mutant("position-off-by-one") : fast_tier()).prepare(spec, sequence_length);
+    return (one_axis ? mutant(bug_) : fast_tier()).prepare(spec, sequence_length);
   }
+
+ private:
+  std::string bug_;
 };
 
-TEST(CatalogFailure, TheIdentityRejectsAnOffByOneOnOneAxisSpecs) {
-  const OffByOneOnOneAxis kernel;
-  const rc::detail::TestResult result = run_property(property_named("rotationAtPositionZeroIsTheIdentity"), kernel,
-                                                     kMutantCases, "CatalogFailure/off-by-one-on-one-axis");
-  ASSERT_TRUE(result.template is<rc::detail::FailureResult>()) << "an off-by-one on rope and xpos passed " << kMutantCases << " cases";
-  EXPECT_NE(result.template get<rc::detail::FailureResult>().description.find("R(0)x = A x on every rotated pair"), std::string::npos)
-      << result.template get<rc::detail::FailureResult>().description;
+// Runs `property` on `bug` planted on the one-axis families and expects a failure of `relation`.
+void expect_one_axis_body_rejects(std::string_view property, std::string_view bug, std::string_view relation) {
+  const OnOneAxisOnly kernel(bug);
+  const rc::detail::TestResult result =
+      run_property(property_named(property), kernel, kMutantCases, fmt::format("CatalogFailure/{}/{}", property, kernel.name()));
+  ASSERT_TRUE(result.template is<rc::detail::FailureResult>()) << property << " passed " << kernel.name() << " in " << kMutantCases << " cases";
+  const std::string& description = result.template get<rc::detail::FailureResult>().description;
+  EXPECT_NE(description.find(relation), std::string::npos) << description;
+}
+
+TEST(CatalogFailure, OneAxisBodiesRejectTheirBugsOnRopeAndXposAlone) {
+  expect_one_axis_body_rejects("rotationAtPositionZeroIsTheIdentity", "position-off-by-one", "R(0)x = A x on every rotated pair");
+  expect_one_axis_body_rejects("rotationsComposeAdditively", "positions-in-bf16", "R(a)R(b)x = R(a+b)R(0)x");
 }
 
 // The causal mask's failure prints the bias the kernel returned: a mask that also hides the
