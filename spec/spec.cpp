@@ -412,8 +412,19 @@ Spec family_defaults(Family family) {
   throw SpecError(fmt::format("{}: {}", family_name(spec.family), why));
 }
 
+// Kernels, bounds and most checks read a decimal key in binary64, where a value written
+// positive may round to 0, or two written apart to the same double: the refusal says so rather
+// than call the value what it is not.
+std::string_view binary64_note(const Decimal& a, const Decimal& b) {
+  return a.to_double() == b.to_double() && !(a == b) ? " (they are the same in binary64, where kernels compute)" : "";
+}
+
 void require_positive(const Spec& spec, const Decimal& value, std::string_view key) {
-  if (value.to_double() <= 0.0) invalid(spec, fmt::format("{}={} must be positive", key, value.text()));
+  if (value.to_double() > 0.0) return;
+  if (!value.text().starts_with('-') && value.text() != "0")
+    invalid(spec, fmt::format("{}={} is below binary64's smallest positive value (4.9e-324), where kernels compute", key,
+                              value.text()));
+  invalid(spec, fmt::format("{}={} must be positive", key, value.text()));
 }
 
 void validate_plan(const Spec& spec) {
@@ -440,14 +451,16 @@ void validate_plan(const Spec& spec) {
       require_orig();
       require_positive(spec, plan.beta_slow, "beta_slow");
       if (plan.beta_fast.to_double() <= plan.beta_slow.to_double())
-        invalid(spec, fmt::format("beta_fast={} must exceed beta_slow={}", plan.beta_fast.text(), plan.beta_slow.text()));
+        invalid(spec, fmt::format("beta_fast={} must exceed beta_slow={}{}", plan.beta_fast.text(), plan.beta_slow.text(),
+                                  binary64_note(plan.beta_fast, plan.beta_slow)));
       if (plan.attention) require_positive(spec, *plan.attention, "attention");
       return;
     case PlanKind::llama3:
       require_positive(spec, plan.factor, "factor");
       require_positive(spec, plan.low, "low");
       if (plan.high.to_double() <= plan.low.to_double())
-        invalid(spec, fmt::format("llama3 high={} must exceed low={}", plan.high.text(), plan.low.text()));
+        invalid(spec, fmt::format("llama3 high={} must exceed low={}{}", plan.high.text(), plan.low.text(),
+                                  binary64_note(plan.high, plan.low)));
       return;
     case PlanKind::longrope:
       require_positive(spec, plan.factor, "factor");
@@ -584,7 +597,8 @@ void validate(const Spec& spec) {
         invalid(spec, fmt::format("d={} is odd: layout=interleaved ends in a lone sine for freq=power (DistilBERT) only; "
                                   "freq=geometric (fairseq, tensor2tensor) pads a zero column under layout=half", spec.d));
       if (spec.freq == FrequencyRule::geometric && spec.base.to_double() == 1.0)
-        invalid(spec, "freq=geometric needs base != 1 (base is the largest timescale)");
+        invalid(spec, fmt::format("freq=geometric needs base != 1 (base is the largest timescale){}",
+                                  binary64_note(spec.base, Decimal(1))));
       break;
     case Family::learned:
       if (spec.rows == 0) invalid(spec, "key 'rows' (table length) is required");

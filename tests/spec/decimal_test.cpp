@@ -53,5 +53,33 @@ TEST(Decimal, RejectsWhatIsNotAFiniteDecimal) {
   }
 }
 
+// Issue 51. The exponent bound holds for the exponent as written, not only for the first
+// digit's: 0.001e100002 is 1e99999 once normalised, inside the bound, yet written past it.
+TEST(Decimal, AnExponentWrittenPastTheBoundIsRefusedWhateverItsDigits) {
+  for (const char* text : {"0.001e100002", "100e-100001", "1e-100001"}) {
+    try {
+      Decimal::parse(text);
+      ADD_FAILURE() << "accepted '" << text << "'";
+    } catch (const SpecError& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string("'") + text + "' is not a finite decimal number"), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
+TEST(Decimal, ExponentMarkerMayBeUpperCase) {
+  EXPECT_EQ(Decimal::parse("1E4").text(), "10000");
+  EXPECT_EQ(Decimal::parse("2.5E-3").text(), "0.0025");
+}
+
+// Plain digits for an integer part of up to 21 digits, scientific beyond (as ECMAScript's
+// Number::toString, whose threshold format_canonical follows).
+TEST(Decimal, IntegersOfUpTo21DigitsArePlain) {
+  EXPECT_EQ(Decimal::parse("1e20").text(), "100000000000000000000");
+  EXPECT_EQ(Decimal::parse("123456789012345678901").text(), "123456789012345678901");
+  EXPECT_EQ(Decimal::parse("1e21").text(), "1e21");
+  EXPECT_EQ(Decimal::parse("1234567890123456789012").text(), "1.234567890123456789012e21");
+}
+
 }  // namespace
 }  // namespace peconform

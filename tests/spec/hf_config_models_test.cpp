@@ -106,5 +106,24 @@ TEST(HfConfigModels, TableModelsAreTheOnesWithoutRotaryPositions) {
   for (const char* model_type : {"llama", "gpt_neox", "t5", "bloom"}) EXPECT_FALSE(positions_by_table(model_type)) << model_type;
 }
 
+// Issue 51: each default's source names the class transformers takes it from.
+TEST(HfConfigModels, EachDefaultsSourceNamesItsConfigClass) {
+  EXPECT_EQ(default_rope_theta("llama", "full_attention").source, "PreTrainedConfig's default_theta, transformers 5.23.0");
+  EXPECT_EQ(default_rope_theta("llama", "sliding_attention").source, "PreTrainedConfig's default_theta, transformers 5.23.0");
+  struct Source {
+    const char* model_type;
+    const char* config_class;
+  };
+  for (const Source& upstream : std::vector<Source>{{"gpt_neox", "GPTNeoXConfig (rotary_pct)"}, {"stablelm", "StableLmConfig"},
+                                                    {"phi", "PhiConfig"}, {"persimmon", "PersimmonConfig"}, {"glm", "GlmConfig"},
+                                                    {"glm4", "Glm4Config"}, {"glm4_moe", "Glm4MoeConfig"},
+                                                    {"nemotron", "NemotronConfig"}, {"moonshine", "MoonshineConfig"},
+                                                    {"fuyu", "FuyuConfig"}}) {
+    const std::optional<ModelDefault> factor = default_partial_rotary_factor(upstream.model_type);
+    ASSERT_TRUE(factor.has_value()) << upstream.model_type;
+    EXPECT_EQ(factor->source, std::string(upstream.config_class) + ", transformers 5.23.0") << upstream.model_type;
+  }
+}
+
 }  // namespace
 }  // namespace peconform

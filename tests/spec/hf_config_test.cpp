@@ -131,7 +131,6 @@ TEST(HfConfig, MalformedConfigsAreNamed) {
   }
 }
 
-
 // Model-specific keys (transformers 5.23.0 configuration_<model>.py and modeling_<model>.py).
 
 TEST(HfConfig, GptNeoxReadsRotaryPctAndRotaryEmbBase) {
@@ -453,6 +452,219 @@ TEST(HfConfig, ExplainNamesUsedIgnoredAndDefaultedKeys) {
   ASSERT_EQ(reading.defaults.size(), 2u);
   EXPECT_NE(reading.defaults[0].find("rope_theta: 10000"), std::string::npos) << reading.defaults[0];
   EXPECT_NE(reading.defaults[1].find("original_max_position_embeddings: 8192"), std::string::npos) << reading.defaults[1];
+}
+
+// Issue 51: refusals and branches of the config reader the tests above were not written for.
+
+TEST(HfConfig, MalformedPlansAndFactorsAreRefusedNamingTheKeyAndValue) {
+  EXPECT_NE(refusal_of(R"({"head_dim": 8, "rope_scaling": 3})").find("config.json: \"rope_scaling\" must be an object, found 3"),
+            std::string::npos)
+      << refusal_of(R"({"head_dim": 8, "rope_scaling": 3})");
+  EXPECT_NE(refusal_of(R"({"head_dim": 8, "rope_parameters": [1]})").find("config.json: \"rope_parameters\" must be an object, found [1]"),
+            std::string::npos)
+      << refusal_of(R"({"head_dim": 8, "rope_parameters": [1]})");
+  // (0, 1]: a factor of 0 is refused as out of range, not later as a head that rotates nothing.
+  EXPECT_NE(refusal_of(R"({"head_dim": 8, "partial_rotary_factor": 0})").find("partial_rotary_factor 0 must lie in (0, 1]"),
+            std::string::npos)
+      << refusal_of(R"({"head_dim": 8, "partial_rotary_factor": 0})");
+  // int(8·0.1) = 0 rotary dims; rot=0 would mean the whole head.
+  EXPECT_NE(refusal_of(R"({"head_dim": 8, "partial_rotary_factor": 0.1})").find("partial_rotary_factor 0.1 of head_dim 8 rotates no dims"),
+            std::string::npos)
+      << refusal_of(R"({"head_dim": 8, "partial_rotary_factor": 0.1})");
+  EXPECT_NE(refusal_of(R"({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": 16}})")
+                .find("\"rope_scaling.mrope_section\" must be a list of integers"),
+            std::string::npos)
+      << refusal_of(R"({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": 16}})");
+}
+
+TEST(HfConfig, StaticNtkRefusesFactorsItCannotWriteExactly) {
+  const char* below_one = R"({"head_dim": 64, "rope_scaling": {"type": "ntk", "factor": 0.5}})";
+  EXPECT_NE(refusal_of(below_one).find("config.json: ntk factor 0.5 must be at least 1"), std::string::npos) << refusal_of(below_one);
+  // 2^53 + 2: f - 1 = 2^53 + 1 rounds to 2^53 in binary64, so dynamic(factor=f-1) would not give f.
+  const char* inexact = R"({"head_dim": 64, "rope_scaling": {"type": "ntk", "factor": 9007199254740994}})";
+  EXPECT_NE(refusal_of(inexact).find("ntk factor 9007199254740994 - 1 is not exact in binary64"), std::string::npos)
+      << refusal_of(inexact);
+  const HfConfigExplanation ntk = explain_hf_config(R"({"head_dim": 64, "rope_scaling": {"type": "ntk", "factor": 4.0}})");
+  EXPECT_TRUE(contains(ntk.defaults, "ntk factor 4 written as dynamic(factor=3,orig=1,len=2), which gives the same base·factor^(d/(d-2))"))
+      << (ntk.defaults.empty() ? "" : ntk.defaults.back());
+}
+
+TEST(HfConfig, Llama3RefusesAWavelengthOnItsThreshold) {
+  // Pair 0's wavelength is 2π; orig/low = 2/0.31830985 is 2π·(1 + 1.1e-7), within float32 rounding.
+  const char* config = R"({"head_dim": 8, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 0.31830985,
+                           "high_freq_factor": 0.31830985, "original_max_position_embeddings": 2}})";
+  EXPECT_NE(refusal_of(config).find("puts pair 0's wavelength"), std::string::npos) << refusal_of(config);
+  // 2/0.3183035 is 2π·(1 + 2.0e-5), outside the 1e-5 window: pair 0 keeps θ, pairs 1-3 (2π·10^i) are divided.
+  EXPECT_EQ(spec_of(R"({"head_dim": 8, "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 0.3183035,
+                        "high_freq_factor": 0.3183035, "original_max_position_embeddings": 2}})"),
+            "rope(d=8,base=10000,layout=half,scaling=custom(factors=[1,8,8,8]))");
+}
+
+TEST(HfConfig, EveryCountPastAnIntIsRefusedNamingItsKey) {
+  EXPECT_NE(refusal_of(R"({"model_type": "t5", "relative_attention_max_distance": 4294967424})")
+                .find("relative_attention_max_distance is 4294967424"),
+            std::string::npos);
+  EXPECT_NE(refusal_of(R"({"model_type": "bloom", "n_head": 4294967304})").find("the head count is 4294967304"), std::string::npos);
+  EXPECT_NE(refusal_of(R"({"model_type": "deepseek_v3", "qk_rope_head_dim": 64, "qk_nope_head_dim": 4294967424})")
+                .find("qk_nope_head_dim is 4294967424"),
+            std::string::npos);
+  HfConfigOptions full;
+  full.layer_type = "full_attention";
+  EXPECT_NE(refusal_of(R"({"model_type": "gemma4_text", "head_dim": 256, "global_head_dim": 4294967808,
+                           "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1000000},
+                                               "sliding_attention": {"rope_type": "default", "rope_theta": 10000}}})",
+                       full)
+                .find("global_head_dim is 4294967808"),
+            std::string::npos);
+}
+
+TEST(HfConfig, YarnAndLongRopeReadTheirLengthsFactorsAndAttention) {
+  // No factor: max_position_embeddings / original, through a double where it does not divide.
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "max_position_embeddings": 10000,
+                        "rope_scaling": {"rope_type": "yarn", "original_max_position_embeddings": 4096}})"),
+            "rope(d=64,base=10000,layout=half,scaling=yarn(factor=2.44140625,orig=4096))");
+  const HfConfigExplanation derived = explain_hf_config(R"({"head_dim": 64, "max_position_embeddings": 16384,
+      "rope_scaling": {"rope_type": "yarn", "original_max_position_embeddings": 4096}})");
+  EXPECT_EQ(derived.spec.canonical(), "rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=4096))");
+  EXPECT_TRUE(contains(derived.defaults, "factor: 4 (max_position_embeddings / original_max_position_embeddings)"));
+  // The model-level original length wins over the plan's (standardize_rope_params).
+  EXPECT_EQ(spec_of(R"({"head_dim": 128, "rope_theta": 500000, "original_max_position_embeddings": 8192,
+                        "rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 1, "high_freq_factor": 4,
+                                         "original_max_position_embeddings": 4096}})"),
+            "rope(d=128,base=500000,layout=half,scaling=llama3(factor=8,orig=8192))");
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_scaling": {"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 4096,
+                        "attention_factor": 1.2}})"),
+            "rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=4096,attention=1.2))");
+  EXPECT_EQ(spec_of(R"({"head_dim": 8, "original_max_position_embeddings": 4096, "rope_scaling": {"rope_type": "longrope", "factor": 4,
+                        "attention_factor": 1.1, "short_factor": [1, 1, 1, 1], "long_factor": [1, 2, 3, 4]}})"),
+            "rope(d=8,base=10000,layout=half,scaling=longrope(factor=4,orig=4096,attention=1.1,short=[1,1,1,1],long=[1,2,3,4]))");
+  // One mscale key alone is dropped, and the reading says so.
+  const HfConfigExplanation dropped = explain_hf_config(R"({"head_dim": 64, "rope_scaling": {"rope_type": "yarn", "factor": 4,
+      "original_max_position_embeddings": 4096, "mscale": 1, "mscale_all_dim": 0}})");
+  EXPECT_TRUE(contains(dropped.defaults, "attention factor 0.1·ln(factor) + 1: transformers uses mscale and mscale_all_dim only when "
+                                         "both are set and nonzero"));
+}
+
+// transformers 4.x derived LongRoPE's factor from the lengths only where the model level names
+// the original length; a plan-level length leaves the explicit factor.
+TEST(HfConfig, LongRope4xOptionNeedsTheModelLevelLength) {
+  HfConfigOptions v4;
+  v4.longrope_factor_from_lengths = true;
+  EXPECT_EQ(spec_of(R"({"head_dim": 8, "max_position_embeddings": 131072, "rope_scaling": {"type": "longrope", "factor": 16,
+                        "original_max_position_embeddings": 4096, "short_factor": [1, 1, 1, 1], "long_factor": [1, 2, 3, 4]}})",
+                    v4),
+            "rope(d=8,base=10000,layout=half,scaling=longrope(factor=16,orig=4096,short=[1,1,1,1],long=[1,2,3,4]))");
+  const HfConfigExplanation model_level = explain_hf_config(R"({"head_dim": 8, "max_position_embeddings": 131072,
+      "original_max_position_embeddings": 4096,
+      "rope_scaling": {"type": "longrope", "factor": 16, "short_factor": [1, 1, 1, 1], "long_factor": [1, 2, 3, 4]}})",
+                                                            v4);
+  EXPECT_TRUE(contains(model_level.defaults, "factor: 32 (max_position_embeddings / original_max_position_embeddings, as "
+                                             "transformers 4.x derives it; --longrope-factor-from-lengths)"));
+}
+
+TEST(HfConfig, ModelTypesSelectTheirOwnReadings) {
+  // phi4_multimodal's "yarn" is LongRoPE's older name, as Phi-3's is.
+  const HfConfigExplanation phi4 = explain_hf_config(R"({"model_type": "phi4_multimodal", "head_dim": 8,
+      "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+      "rope_scaling": {"type": "yarn", "factor": 16, "short_factor": [1, 1, 1, 1], "long_factor": [1, 2, 3, 4]}})");
+  EXPECT_EQ(phi4.spec.canonical(), "rope(d=8,base=10000,layout=half,scaling=longrope(factor=16,orig=4096,short=[1,1,1,1],long=[1,2,3,4]))");
+  EXPECT_TRUE(contains(phi4.defaults, "rope_type 'yarn' read as longrope (phi4_multimodal's legacy name, configuration_phi3.py)"));
+  // Qwen3-VL interleaves whatever the config says; Qwen2-VL keeps blocks; others follow mrope_interleaved.
+  EXPECT_EQ(spec_of(R"({"model_type": "qwen3_vl_text", "head_dim": 16, "rope_theta": 10000,
+                        "rope_scaling": {"rope_type": "default", "mrope_section": [2, 3, 3]}})"),
+            "mrope(d=16,base=10000,layout=half,sections=[2,3,3],section_mode=interleaved)");
+  EXPECT_EQ(spec_of(R"({"model_type": "qwen2_vl", "head_dim": 16, "rope_theta": 10000,
+                        "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3], "mrope_interleaved": true}})"),
+            "mrope(d=16,base=10000,layout=half,sections=[2,3,3])");
+  EXPECT_EQ(spec_of(R"({"head_dim": 16, "rope_scaling": {"type": "mrope", "mrope_section": [2, 3, 3], "mrope_interleaved": true}})"),
+            "mrope(d=16,base=10000,layout=half,sections=[2,3,3],section_mode=interleaved)");
+  // HunYuan's MoE and VL models read a dynamic plan with alpha as static NTK, as the dense one does.
+  for (const char* type : {"hunyuan_v1_moe", "hunyuan_vl"}) {
+    const std::string config = std::string(R"({"model_type": ")") + type +
+                               R"(", "head_dim": 128, "max_position_embeddings": 32768,
+                               "rope_scaling": {"type": "dynamic", "alpha": 1000.0, "factor": 1.0}})";
+    EXPECT_EQ(spec_of(config.c_str()), "rope(d=128,base=10000,layout=half,scaling=dynamic(factor=999,orig=1,len=2))") << type;
+  }
+  // T5's descendants, and any config with T5's bucket count.
+  for (const char* config : {R"({"model_type": "mt5", "d_model": 512})", R"({"model_type": "umt5", "d_model": 512})",
+                             R"({"model_type": "switch_transformers", "d_model": 512})", R"({"relative_attention_num_buckets": 32})"})
+    EXPECT_EQ(spec_of(config), "t5(buckets=32,max_distance=128)") << config;
+  // Falcon is rotary unless alibi is true (its default false is noted); RefinedWeb is Falcon.
+  const HfConfigExplanation falcon = explain_hf_config(R"({"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71})");
+  EXPECT_EQ(falcon.spec.canonical(), "rope(d=64,base=10000,layout=half)");
+  EXPECT_TRUE(contains(falcon.defaults, "alibi: false (FalconConfig default), so rotary"));
+  for (const char* type : {"RefinedWeb", "RefinedWebModel"}) {
+    const std::string config = std::string(R"({"model_type": ")") + type + R"(", "hidden_size": 4544, "n_head": 71, "alibi": true})";
+    EXPECT_EQ(spec_of(config.c_str()), "alibi(heads=71,mode=causal)") << type;
+  }
+  // Gemma 3's flat keys hold one plan per layer type under each of its model types.
+  for (const char* type : {"gemma3", "gemma3n_text"}) {
+    const std::string config = std::string(R"({"model_type": ")") + type + R"(", "head_dim": 256, "rope_theta": 1000000})";
+    EXPECT_NE(refusal_of(config.c_str()).find("choose one with --layer-type"), std::string::npos) << type;
+  }
+}
+
+TEST(HfConfig, GemmaFourFullAttentionDefaultsToAHeadOf512) {
+  HfConfigOptions full;
+  full.layer_type = "full_attention";
+  for (const char* type : {"gemma4", "gemma4_text"}) {
+    const std::string config = std::string(R"({"model_type": ")") + type + R"(", "head_dim": 256,
+        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 1000000},
+                            "sliding_attention": {"rope_type": "default", "rope_theta": 10000}}})";
+    const HfConfigExplanation gemma = explain_hf_config(config, full);
+    EXPECT_EQ(gemma.spec.canonical(), "rope(d=512,base=1000000,layout=half)") << type;
+    EXPECT_TRUE(contains(gemma.defaults, "global_head_dim: 512 (Gemma4TextConfig default), the head of full_attention layers")) << type;
+  }
+}
+
+TEST(HfConfig, HeadDimsComeFromEveryNameAModelGivesThem) {
+  EXPECT_EQ(spec_of(R"({"d_model": 512, "num_heads": 8})"), "rope(d=64,base=10000,layout=half)");
+  EXPECT_EQ(spec_of(R"({"d_model": 512, "n_heads": 16})"), "rope(d=32,base=10000,layout=half)");
+  // DeepSeek's MLA head without its keys: 128 unrotated and 64 rotated dims.
+  const HfConfigExplanation deepseek = explain_hf_config(R"({"model_type": "deepseek_v3", "rope_theta": 10000})");
+  EXPECT_EQ(deepseek.spec.canonical(), "rope(d=192,base=10000,layout=interleaved-to-half,rot=64,rot_at=last)");
+  EXPECT_TRUE(contains(deepseek.defaults, "qk_rope_head_dim: 64 (deepseek_v3 default)"));
+  EXPECT_TRUE(contains(deepseek.defaults, "qk_nope_head_dim: 128 (deepseek_v3 default)"));
+}
+
+// text_config holds a multimodal model's language model only where the top level has none of it.
+TEST(HfConfig, TextConfigIsReadOnlyWithoutFlatKeysAndItsModelTypeWins) {
+  // The inner cohere rotates interleaved pairs at its own default theta, the outer llava would not.
+  EXPECT_EQ(spec_of(R"({"model_type": "llava", "text_config": {"model_type": "cohere", "head_dim": 128}})"),
+            "rope(d=128,base=500000,layout=interleaved)");
+  for (const char* config : {R"({"head_dim": 64, "text_config": {"head_dim": 128}})",
+                             R"({"hidden_size": 512, "num_attention_heads": 8, "text_config": {"head_dim": 128}})",
+                             R"({"n_embd": 512, "n_head": 8, "text_config": {"head_dim": 128}})",
+                             R"({"d_model": 512, "num_heads": 8, "text_config": {"head_dim": 128}})"})
+    EXPECT_EQ(spec_of(config), "rope(d=64,base=10000,layout=half)") << config;
+  // rope_theta alone keeps the top level too, where the head is missing.
+  EXPECT_NE(refusal_of(R"({"rope_theta": 5000, "text_config": {"head_dim": 128}})").find("hidden_size"), std::string::npos)
+      << refusal_of(R"({"rope_theta": 5000, "text_config": {"head_dim": 128}})");
+}
+
+TEST(HfConfig, DefaultsTakenAreNamedWithTheirSource) {
+  const HfConfigExplanation t5 = explain_hf_config(R"({"model_type": "t5", "d_model": 512})");
+  EXPECT_TRUE(contains(t5.defaults, "relative_attention_num_buckets: 32 (T5Config default)"));
+  EXPECT_TRUE(contains(t5.defaults, "relative_attention_max_distance: 128 (T5Config default)"));
+  EXPECT_TRUE(contains(t5.defaults, "is_decoder: false (T5Config default), so bidirectional=true; the decoder stack of an "
+                                    "encoder-decoder model uses bidirectional=false"));
+  const HfConfigExplanation mpt = explain_hf_config(R"({"model_type": "mpt", "n_heads": 24})");
+  EXPECT_TRUE(contains(mpt.defaults, "attn_config.alibi: true (MptAttentionConfig default)"));
+  EXPECT_TRUE(contains(mpt.defaults, "attn_config.alibi_bias_max: 8 (MptAttentionConfig default)"));
+  const HfConfigExplanation neox = explain_hf_config(R"({"model_type": "gpt_neox", "hidden_size": 512, "num_attention_heads": 8})");
+  EXPECT_TRUE(contains(neox.defaults, "partial_rotary_factor: 0.25 (GPTNeoXConfig (rotary_pct), transformers 5.23.0)"));
+  const HfConfigExplanation gptj = explain_hf_config(R"({"model_type": "gptj", "n_embd": 4096, "n_head": 16})");
+  EXPECT_TRUE(contains(gptj.defaults, "rotary_dim: 64 (GPTJConfig default)"));
+}
+
+// convert_rope_params_to_dict: a non-empty rope_scaling wins over rope_parameters.
+TEST(HfConfig, ANonEmptyRopeScalingWinsOverRopeParameters) {
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_scaling": {"rope_type": "linear", "factor": 2},
+                        "rope_parameters": {"rope_type": "linear", "factor": 4}})"),
+            "rope(d=64,base=10000,layout=half,scaling=linear(factor=2))");
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "rope_parameters": {"rope_type": "linear", "factor": 4},
+                        "rope_scaling": {"rope_type": "linear", "factor": 2}})"),
+            "rope(d=64,base=10000,layout=half,scaling=linear(factor=2))");
 }
 
 }  // namespace

@@ -157,5 +157,131 @@ TEST(SpecText, ListExamplesParseAndCoverEveryFamily) {
   }
 }
 
+// Issue 51: what the rules accept at their edges, and the names and scopes the tests above do
+// not reach. Each expected text is the documented canonical form (docs/specs.md).
+
+TEST(SpecText, DefaultNamesAreAcceptedAndLeftOutOfTheCanonicalForm) {
+  EXPECT_EQ(Spec::parse("rope(d=8,rot=4,rot_at=first)").canonical(), "rope(d=8,base=10000,layout=half,rot=4)");
+  EXPECT_EQ(Spec::parse("sinusoidal(d=8,order=sin-cos)").canonical(), "sinusoidal(d=8,base=10000,layout=interleaved)");
+  EXPECT_EQ(Spec::parse("xpos(d=8,role=query)").canonical(), "xpos(d=8,base=10000,layout=interleaved)");
+  EXPECT_EQ(Spec::parse("mrope(d=16,sections=[2,3,3],section_mode=blocked)").canonical(),
+            "mrope(d=16,base=10000,layout=half,sections=[2,3,3])");
+  EXPECT_EQ(Spec::parse("alibi(heads=8,mode=symmetric)").canonical(), "alibi(heads=8)");
+  EXPECT_EQ(Spec::parse("alibi(heads=8,precision=fp32-angle,slopes=exact)").canonical(), "alibi(heads=8,precision=fp32-angle)");
+}
+
+TEST(SpecText, NamesThatAreNoDefaultRoundTrip) {
+  for (const char* text : {"alibi(heads=8,mode=last-key)", "alibi(heads=8,precision=fp32-angle,slopes=mpt)",
+                           "rope2d(d=8,base=100,layout=interleaved,amp=0.5)", "xl(d=8,base=10000,dtype=bf16)",
+                           "rope2d(d=8,base=100,layout=interleaved,dtype=bf16,cache=storage)",
+                           "mrope(d=16,base=10000,layout=half,sections=[2,3,3],precision=fp32-angle,position=fp32-sum)"})
+    EXPECT_EQ(Spec::parse(text).canonical(), text);
+}
+
+// docs/specs.md: layout defaults to interleaved for sinusoidal, xpos and rope2d; a llama3 plan to
+// Meta's Llama 3.1 factor=8, orig=8192.
+TEST(SpecText, FamilyAndPlanDefaultsAreTheDocumentedOnes) {
+  EXPECT_EQ(Spec::parse("xpos(d=8)").canonical(), "xpos(d=8,base=10000,layout=interleaved)");
+  EXPECT_EQ(Spec::parse("rope2d(d=8)").canonical(), "rope2d(d=8,base=10000,layout=interleaved)");
+  EXPECT_EQ(Spec::parse("mrope(d=16,sections=[2,3,3])").canonical(), "mrope(d=16,base=10000,layout=half,sections=[2,3,3])");
+  const Spec llama3 = Spec::parse("rope(d=8,scaling=llama3())");
+  EXPECT_EQ(llama3.scaling.factor, Decimal(8));
+  EXPECT_EQ(llama3.scaling.orig, 8192);
+  EXPECT_EQ(llama3.canonical(), "rope(d=8,base=10000,layout=half,scaling=llama3(factor=8,orig=8192))");
+}
+
+// The `>`, `&&` and `||` terms of validate, at the values where they decide.
+TEST(SpecText, RulesAcceptTheirEdgeCases) {
+  // Proportional over every pair of the rotary dims.
+  EXPECT_NO_THROW(Spec::parse("rope(d=8,scaling=proportional(factor=2,pairs=4))"));
+  // DistilBERT's odd table: interleaved power frequencies end in a lone sine.
+  EXPECT_EQ(Spec::parse("sinusoidal(d=5)").canonical(), "sinusoidal(d=5,base=10000,layout=interleaved)");
+  // Tables take hf's powf; xl's table may be built in float64.
+  EXPECT_NO_THROW(Spec::parse("sinusoidal(d=8,precision=fp32-angle,theta=hf)"));
+  EXPECT_NO_THROW(Spec::parse("xl(d=8,precision=fp32-angle,theta=hf)"));
+  EXPECT_EQ(Spec::parse("xl(d=8,precision=fp64-angle)").canonical(), "xl(d=8,base=10000,precision=fp64-angle)");
+  // mlx's exponent stays normal while |ln(base)| < 64: ln(1e27) = 62.2 is inside, ln(1e28) = 64.5 not.
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,base=1e27,precision=fp32-angle,theta=mlx)"));
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,base=1e-27,precision=fp32-angle,theta=mlx)"));
+  for (const char* text : {"rope(d=64,base=1e28,precision=fp32-angle,theta=mlx)", "rope(d=64,base=1e-28,precision=fp32-angle,theta=mlx)"}) {
+    std::string message = "accepted";
+    try {
+      Spec::parse(text);
+    } catch (const std::exception& error) {
+      message = error.what();
+    }
+    EXPECT_NE(message.find("|ln(base)| < 64"), std::string::npos) << text << ": " << message;
+  }
+}
+
+// theta_recipes: which recipe each rotary plan takes (docs/specs.md, `theta`).
+TEST(SpecText, ThetaRecipesFollowTheFamilyAndThePlan) {
+  using T = ThetaRecipe;
+  const auto refused = [](const char* text) {
+    try {
+      Spec::parse(text);
+      return std::string("accepted");
+    } catch (const std::exception& error) {
+      return std::string(error.what());
+    }
+  };
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,precision=fp32-angle,theta=mlx)"));
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,precision=fp32-angle,theta=meta,scaling=linear(factor=2))"));
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,precision=fp32-angle,theta=ggml,scaling=linear(factor=2))"));
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,precision=fp32-angle,theta=hf,scaling=yarn(factor=4,orig=4096))"));
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,precision=fp32-angle,theta=meta,scaling=yarn(factor=4,orig=4096))"));
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,precision=fp32-angle,theta=ggml,scaling=yarn(factor=4,orig=4096))"));
+  // A YaRN that ggml does not form still takes hf and meta.
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,precision=fp32-angle,theta=hf,scaling=yarn(factor=4,orig=4096,truncate=false))"));
+  EXPECT_NO_THROW(Spec::parse("rope(d=64,precision=fp32-angle,theta=meta,scaling=yarn(factor=4,orig=4096,attention=1.2))"));
+  // custom(factors=...) is llama.cpp's rope_freqs: ggml takes it, hf does not.
+  EXPECT_NO_THROW(Spec::parse("rope(d=4,precision=fp32-angle,theta=ggml,scaling=custom(factors=[1,2]))"));
+  EXPECT_NE(refused("rope(d=4,precision=fp32-angle,theta=hf,scaling=custom(factors=[1,2]))").find("theta=hf is not defined for scaling custom"),
+            std::string::npos);
+  // mrope and rope2d are rotary: mlx forms rope's theta only.
+  EXPECT_NE(refused("rope2d(d=8,precision=fp32-angle,theta=mlx)").find("theta=mlx is not defined for scaling none"), std::string::npos);
+  EXPECT_NE(refused("mrope(d=16,sections=[2,3,3],precision=fp32-angle,theta=mlx)").find("theta=mlx is not defined for scaling none"),
+            std::string::npos);
+  // Asked directly (validate never asks for a non-rotary family's list).
+  EXPECT_EQ(theta_recipes(Spec::parse("sinusoidal(d=8)")), (std::vector<T>{T::exact, T::hf, T::exp_log}));
+  EXPECT_EQ(theta_recipes(Spec::parse("xl(d=8)")), (std::vector<T>{T::exact, T::hf, T::exp_log}));
+  EXPECT_EQ(theta_recipes(Spec::parse("alibi(heads=8)")), (std::vector<T>{T::exact}));
+  EXPECT_EQ(theta_recipes(Spec::parse("rope(d=8)")), (std::vector<T>{T::exact, T::hf, T::meta, T::ggml, T::mlx}));
+  EXPECT_EQ(theta_recipes(Spec::parse("rope2d(d=8)")), (std::vector<T>{T::exact, T::hf, T::meta, T::ggml}));
+  EXPECT_EQ(theta_recipes(Spec::parse("rope(d=8,scaling=custom(factors=[1,1,1,1]))")), (std::vector<T>{T::exact, T::ggml}));
+  EXPECT_EQ(theta_recipes(Spec::parse("rope(d=8,scaling=custom(freqs=[1,1,1,1]))")), (std::vector<T>{T::exact}));
+}
+
+TEST(SpecText, FamilyKindsAreTheDocumentedOnes) {
+  for (Family family : all_families()) {
+    const bool relative = family == Family::alibi || family == Family::t5 || family == Family::shaw || family == Family::xl;
+    const bool rotary = family == Family::rope || family == Family::xpos || family == Family::mrope || family == Family::rope2d;
+    EXPECT_EQ(is_relative(family), relative) << family_name(family);
+    EXPECT_EQ(is_rotary(family), rotary) << family_name(family);
+  }
+}
+
+// The names other rooms print and read (reports, patterns, the command line).
+TEST(SpecText, NamesOfEachKindAreTheSpecsOwn) {
+  EXPECT_EQ(dtype_name(Dtype::fp64), "fp64");
+  EXPECT_EQ(dtype_name(Dtype::bf16), "bf16");
+  EXPECT_EQ(precision_name(PrecisionClass::lowp_cache), "lowp-cache");
+  EXPECT_EQ(precision_name(PrecisionClass::fp64_angle), "fp64-angle");
+  EXPECT_EQ(theta_recipe_name(ThetaRecipe::exp_log), "exp-log");
+  EXPECT_EQ(theta_recipe_name(ThetaRecipe::ggml), "ggml");
+  EXPECT_EQ(slope_recipe_name(SlopeRecipe::mpt), "mpt");
+  EXPECT_EQ(alibi_mode_name(AlibiMode::last_key), "last-key");
+  EXPECT_EQ(rounds_in_name(RoundsIn::storage), "storage");
+  EXPECT_EQ(position_recipe_name(PositionRecipe::fp32_sum), "fp32-sum");
+  EXPECT_EQ(rounds_in_named("storage", "math"), RoundsIn::storage);
+  EXPECT_EQ(rounds_in_named("bf16", "math"), RoundsIn::bf16);
+  try {
+    rounds_in_named("twice", "math");
+    ADD_FAILURE() << "accepted twice";
+  } catch (const std::exception& error) {
+    EXPECT_EQ(std::string(error.what()), "key 'math' expects one of compute|storage|bf16, found 'twice'");
+  }
+}
+
 }  // namespace
 }  // namespace peconform
