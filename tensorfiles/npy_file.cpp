@@ -238,7 +238,10 @@ NpyHeader read_npy_header(const std::filesystem::path& file) {
   }
   const std::uintmax_t data_bytes = file_size - header.data_offset;
   const auto expected = static_cast<std::uintmax_t>(elements);
-  if (expected > std::numeric_limits<std::uintmax_t>::max() / *size || data_bytes != expected * *size)
+  if (expected > std::numeric_limits<std::uintmax_t>::max() / *size)
+    refuse(file, fmt::format("is refused: shape {} of '{}' needs more than 2^64 bytes (it holds {})", shape_text(header.shape),
+                             header.descr, data_bytes));
+  if (data_bytes != expected * *size)
     refuse(file, fmt::format("{}: it holds {} bytes of data, but shape {} of '{}' needs {}",
                              data_bytes < expected * *size ? "is truncated" : "has bytes past its data", data_bytes,
                              shape_text(header.shape), header.descr, expected * *size));

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <cmath>
+#include <functional>
 #include <regex>
 
 #include "reports/junit_xml.hpp"
@@ -117,6 +119,149 @@ TEST(JunitXml, TwoFailuresOfOneCellAreSeparatedByABlankLine) {
   const std::size_t after = first + first_replay.size();
   EXPECT_EQ(xml.substr(after, 1), "\n") << xml.substr(first, 200);
   EXPECT_NE(xml.find("replay: " + xml_text(second.replay_command), after), std::string::npos) << xml;
+}
+
+// The failing cell's failure message (sample: failed_cases 2, records numeric and nan, the nan
+// one flaky) as xmllint reads it back, after `change`.
+std::string cell_message(const std::function<void(harness::CampaignResult&)>& change) {
+  harness::CampaignResult result = sample_result();
+  change(result);
+  const ScratchDir dir;
+  return xpath(dir.write("junit.xml", junit_xml(result)), "string(//testcase[@name='cpu/rope/float32/fp32-angle']/failure/@message)");
+}
+
+// A cell's count of failing cases is the larger of its own tally and its failure records (a
+// kernel that threw may leave a record and no tally, a run that saves only some failures a
+// tally larger than its records), singular for one, with a flaky note only where one is flaky;
+// and either alone fails the cell. Issue 51: no test's cell had the two counts differ.
+TEST(JunitXml, AFailingCellCountsTheLargerOfItsTallyAndItsRecords) {
+  ASSERT_TRUE(tool_installed(kXmllint, "libxml2-utils"));
+  const auto cell = [](harness::CampaignResult& r) -> harness::CellStats& { return r.cells.at({"cpu", "rope", "float32", "fp32-angle"}); };
+  const std::string tail = fmt::format(", worst error/bound 3.5 in {}", kFailingCase);
+  // A tally of 3 with the numeric record only (not flaky): no flaky note.
+  EXPECT_EQ(cell_message([&](harness::CampaignResult& r) {
+              cell(r).failed_cases = 3;
+              r.failures.pop_back();
+            }),
+            "3 failing cases" + tail);
+  // A tally of 1 with both records: 2, one of them flaky.
+  EXPECT_EQ(cell_message([&](harness::CampaignResult& r) { cell(r).failed_cases = 1; }), "2 failing cases (1 flaky)" + tail);
+  // One failure: "case", singular.
+  EXPECT_EQ(cell_message([&](harness::CampaignResult& r) {
+              cell(r).failed_cases = 1;
+              r.failures.pop_back();
+            }),
+            "1 failing case" + tail);
+  // A record without a tally, and a tally without a record, each fail the cell.
+  EXPECT_EQ(cell_message([&](harness::CampaignResult& r) {
+              cell(r).failed_cases = 0;
+              r.failures.pop_back();
+            }),
+            "1 failing case" + tail);
+  EXPECT_EQ(cell_message([&](harness::CampaignResult& r) { r.failures.clear(); }), "2 failing cases" + tail);
+}
+
+// JUnit times are xs:decimal seconds with 3 decimals: the wall time on <testsuites> and on the
+// cells suite, which spend it, none on the properties suite; a time that is unknown (NaN),
+// infinite or negative is written 0.000, never "nan" or "inf", which the schema refuses.
+TEST(JunitXml, TimesAreTheWallTimeInFixedPointSecondsAndZeroWhenUnknown) {
+  ASSERT_TRUE(tool_installed(kXmllint, "libxml2-utils"));
+  const ScratchDir dir;
+  const std::filesystem::path file = dir.write("junit.xml", junit_xml(sample_result()));
+  EXPECT_EQ(xpath(file, "string(/testsuites/@time)"), "12.500");
+  EXPECT_EQ(xpath(file, "string(//testsuite[@name='peconform.cells']/@time)"), "12.500");
+  EXPECT_EQ(xpath(file, "count(//testsuite[@name='peconform.properties']/@time)"), "0");
+  for (const double unknown : {std::nan(""), -1.0, static_cast<double>(INFINITY)}) {
+    harness::CampaignResult result = sample_result();
+    result.info.wall_seconds = unknown;
+    const std::filesystem::path unknown_file = dir.write("unknown.junit.xml", junit_xml(result));
+    EXPECT_EQ(xpath(unknown_file, "string(/testsuites/@time)"), "0.000") << unknown;
+    EXPECT_EQ(xpath(unknown_file, "string(//testsuite[@name='peconform.cells']/@time)"), "0.000") << unknown;
+    EXPECT_EQ(validate(unknown_file).exit_code, 0) << unknown;
+  }
+}
+
+// Each suite states no errors and no skipped tests (a failing cell is a failure, every cell ran),
+// the machine it ran on, and the run's profile and backend beside its seed and commit.
+TEST(JunitXml, EachSuiteStatesTheMachineProfileAndBackend) {
+  ASSERT_TRUE(tool_installed(kXmllint, "libxml2-utils"));
+  const ScratchDir dir;
+  const std::filesystem::path file = dir.write("junit.xml", junit_xml(sample_result()));
+  for (const char* suite : {"peconform.cells", "peconform.properties"}) {
+    const std::string at = fmt::format("//testsuite[@name='{}']", suite);
+    EXPECT_EQ(xpath(file, "string(" + at + "/@errors)"), "0") << suite;
+    EXPECT_EQ(xpath(file, "string(" + at + "/@skipped)"), "0") << suite;
+    EXPECT_EQ(xpath(file, "string(" + at + "/@hostname)"), "ci-runner-7") << suite;
+    EXPECT_EQ(xpath(file, "string(" + at + "/properties/property[@name='profile']/@value)"), "ci") << suite;
+    EXPECT_EQ(xpath(file, "string(" + at + "/properties/property[@name='backend']/@value)"), "cpu") << suite;
+  }
+}
+
+// A failure outside every cell names its case in its message, and says when it is flaky.
+TEST(JunitXml, AFailureOutsideEveryCellNamesItsCaseInItsMessage) {
+  ASSERT_TRUE(tool_installed(kXmllint, "libxml2-utils"));
+  const ScratchDir dir;
+  for (const bool flaky : {false, true}) {
+    harness::CampaignResult result = sample_result();
+    harness::FailureRecord stray = result.failures.front();
+    stray.cell_family = "xpos";
+    stray.flaky = flaky;
+    result.failures.push_back(stray);
+    const std::filesystem::path file = dir.write("junit.xml", junit_xml(result));
+    EXPECT_EQ(xpath(file, "string(//testcase[@name='cpu/xpos/float32/fp32-angle']/failure/@message)"),
+              fmt::format("failing case {}{}", kFailingCase, flaky ? " (flaky)" : ""));
+  }
+}
+
+// A failed property's message attribute is the first line of its message (RapidCheck's names
+// the counterexample), the whole message its body; a message whose first line is empty still
+// gives a message, naming the families, since an empty one would read as a pass.
+TEST(JunitXml, AFailedPropertysMessageIsItsFirstLineOrNamesItsFamilies) {
+  ASSERT_TRUE(tool_installed(kXmllint, "libxml2-utils"));
+  const ScratchDir dir;
+  const std::string at = "//testcase[@name='sinusoid_matches_shifted_angle']/failure/@message";
+  EXPECT_EQ(xpath(dir.write("junit.xml", junit_xml(sample_result())), "string(" + at + ")"), "Falsifiable after 211 tests");
+  harness::CampaignResult result = sample_result();
+  result.properties.back().message = "\nthe counterexample";
+  const std::filesystem::path file = dir.write("blank.junit.xml", junit_xml(result));
+  EXPECT_EQ(xpath(file, "string(" + at + ")"), "property failed on sinusoidal");
+  EXPECT_EQ(xpath(file, "string(/testsuites/@failures)"), "2");
+}
+
+// Test case names are escaped as attributes: a property named with markup reads back as named.
+TEST(JunitXml, ATestcaseNameWithMarkupReadsBackAsWritten) {
+  ASSERT_TRUE(tool_installed(kXmllint, "libxml2-utils"));
+  const ScratchDir dir;
+  harness::CampaignResult result = sample_result();
+  result.properties.front().name = "a<b&\"c\"";
+  const std::string xml = junit_xml(result);
+  EXPECT_NE(xml.find("name=\"a&lt;b&amp;&quot;c&quot;\""), std::string::npos) << xml;
+  const std::filesystem::path file = dir.write("junit.xml", xml);
+  EXPECT_EQ(validate(file).exit_code, 0);
+  EXPECT_EQ(xpath(file, "string(//testsuite[@name='peconform.properties']/testcase[1]/@name)"), "a<b&\"c\"");
+}
+
+// A failure belongs to the cell that matches it in backend, family, dtype and precision: one that
+// differs from the failing cell in any one of them is not counted under it (which would state
+// 3 failing cases there) but fails a testcase of its own.
+TEST(JunitXml, AFailureIsCountedOnlyUnderTheCellItMatchesInEveryField) {
+  ASSERT_TRUE(tool_installed(kXmllint, "libxml2-utils"));
+  const ScratchDir dir;
+  const std::vector<std::pair<const char*, std::function<void(harness::FailureRecord&)>>> changes{
+      {"backend", [](harness::FailureRecord& f) { f.cell_backend = "cuda"; }},
+      {"dtype", [](harness::FailureRecord& f) { f.cell_dtype = "float16"; }},
+      {"precision", [](harness::FailureRecord& f) { f.cell_precision = "exact-angle"; }}};
+  for (const auto& [field, change] : changes) {
+    harness::CampaignResult result = sample_result();
+    harness::FailureRecord other = result.failures.front();
+    change(other);
+    result.failures.push_back(other);
+    const std::filesystem::path file = dir.write("junit.xml", junit_xml(result));
+    EXPECT_EQ(xpath(file, "string(//testcase[@name='cpu/rope/float32/fp32-angle']/failure/@message)"),
+              fmt::format("2 failing cases (1 flaky), worst error/bound 3.5 in {}", kFailingCase))
+        << field;
+    EXPECT_EQ(xpath(file, "string(/testsuites/@tests)"), "9") << field;
+  }
 }
 
 }  // namespace

@@ -289,5 +289,195 @@ TEST(ReportHtml, RendersInHeadlessChromium) {
   EXPECT_EQ(occurrences(dom.output, "<svg"), 6u);
 }
 
+// The part of `html` from `start` to the next `end`.
+std::string section(const std::string& html, const std::string& start, const std::string& end) {
+  const std::size_t from = html.find(start);
+  if (from == std::string::npos) return "";
+  return html.substr(from, html.find(end, from + start.size()) - from);
+}
+
+// Each row of the cell table states its cell's own counts under their columns: cases, failed
+// cases, elements (short past 10,000, exact on hovering), unconstrained elements, the horizon,
+// norm-checked pairs, escalations, max ULP, worst ratio and the worst case (an empty cell where
+// there is none); the row is marked fail for a failed case, else loose. Issue 51: a count in
+// the wrong column went unseen.
+TEST(ReportHtml, EachCellRowStatesItsOwnCountsUnderTheirColumns) {
+  const std::string html = report_html(sample_result());
+  EXPECT_NE(html.find("<tr id=\"cell/cpu/rope/float32/fp32-angle\" class=\"fail\"><td>cpu</td><td>rope</td><td>float32</td>"
+                      "<td>fp32-angle</td><td class=\"n\">400</td><td class=\"n\">2</td><td class=\"n\" title=\"409,600\">4.1e5</td>"
+                      "<td class=\"n\">9,600</td><td class=\"n\">2^22.4</td><td class=\"n\">4,800</td><td class=\"n\">12</td>"
+                      "<td class=\"n\">14</td><td class=\"n\">3.5</td><td class=\"case\">"),
+            std::string::npos)
+      << section(html, "<h2>Every cell</h2>", "</table>");
+  EXPECT_NE(html.find("<tr id=\"cell/cpu/t5/int32/exact\"><td>cpu</td><td>t5</td><td>int32</td><td>exact</td><td class=\"n\">100</td>"
+                      "<td class=\"n\">0</td><td class=\"n\" title=\"25,600\">2.6e4</td><td class=\"n\">0</td><td class=\"n\">never</td>"
+                      "<td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0</td><td class=\"n\">0</td><td></td></tr>\n"),
+            std::string::npos)
+      << section(html, "<h2>Every cell</h2>", "</table>");
+  EXPECT_NE(html.find(fmt::format("<tr id=\"cell/{}\" class=\"loose\">", kLooseCell)), std::string::npos);
+  EXPECT_NE(html.find("<tr id=\"cell/cpu/sinusoidal/float32/exact-angle\"><td>"), std::string::npos) << "neither failed nor loose";
+  // One failed case is enough to mark a row, even a loose one.
+  harness::CampaignResult one = sample_result();
+  one.cells.at({"cpu", "rope", "bfloat16", "lowp-cache"}).failed_cases = 1;
+  EXPECT_NE(report_html(one).find(fmt::format("<tr id=\"cell/{}\" class=\"fail\">", kLooseCell)), std::string::npos);
+}
+
+// Counts are exact below 10,000 and shortened from 10,000 on, the exact count on hovering.
+TEST(ReportHtml, CountsAreShortenedFromTenThousandOn) {
+  harness::CampaignResult result = sample_result();
+  harness::CellStats& t5 = result.cells.at({"cpu", "t5", "int32", "exact"});
+  t5.norm_checked_pairs = 9'999;
+  t5.escalations = 10'000;
+  const std::string row = section(report_html(result), "<tr id=\"cell/cpu/t5/int32/exact\">", "</tr>");
+  EXPECT_NE(row.find("<td class=\"n\">9,999</td>"), std::string::npos) << row;
+  EXPECT_NE(row.find("<td class=\"n\" title=\"10,000\">"), std::string::npos) << row;
+  EXPECT_EQ(row.find("<td class=\"n\">10,000</td>"), std::string::npos) << row;
+}
+
+// A family's histogram counts the elements of all its cells in each ratio bin (summed, not the
+// last cell's), draws a bar only for a bin that holds some, names each bin's range, and draws
+// the bins from ratio 1 up, which broke the bound, in red.
+TEST(ReportHtml, AFamilysHistogramSumsItsCellsElementsPerBin) {
+  harness::CampaignResult result = sample_result();
+  harness::CellStats& fp32 = result.cells.at({"cpu", "rope", "float32", "fp32-angle"});
+  harness::CellStats& bf16 = result.cells.at({"cpu", "rope", "bfloat16", "lowp-cache"});
+  fp32.ratio_histogram = {};
+  bf16.ratio_histogram = {};
+  fp32.ratio_histogram[10] = 1;
+  bf16.ratio_histogram[10] = 1;
+  bf16.ratio_histogram[harness::kRatioBins - 4] = 7;  // ratios [2^-1, 2^0): within the bound
+  fp32.ratio_histogram[harness::kRatioBins - 3] = 5;  // ratios [2^0, 2^1): past it
+  fp32.ratio_histogram[harness::kRatioBins - 1] = 3;
+  const std::string chart = section(report_html(result), "<title>rope: distribution of error/bound ratios</title>", "</svg>");
+  ASSERT_FALSE(chart.empty());
+  EXPECT_EQ(occurrences(chart, "<title>ratios"), 4u) << chart;
+  const std::regex bar("fill=\"(#[0-9a-f]+)\"><title>([^<]*)</title>");
+  std::vector<std::pair<std::string, std::string>> bars;
+  for (auto it = std::sregex_iterator(chart.begin(), chart.end(), bar); it != std::sregex_iterator(); ++it)
+    bars.emplace_back((*it)[2].str(), (*it)[1].str());
+  const int exponent = 10 - harness::kRatioBins + 3;  // bin i holds [2^(i - kRatioBins + 3), twice that)
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {fmt::format("ratios [2^{}, 2^{}): 2 elements", exponent, exponent + 1), "#2b6cb0"},
+      {"ratios [2^-1, 2^0): 7 elements", "#2b6cb0"},
+      {"ratios [2^0, 2^1): 5 elements", "#c53030"},
+      {fmt::format("ratios from 2^{}: 3 elements", harness::kRatioBins - 1 - harness::kRatioBins + 3), "#c53030"}};
+  EXPECT_EQ(bars, expected) << chart;
+}
+
+// A family whose bounded elements were all exact has no ratio to plot against position: it says
+// so, and draws its histogram alone.
+TEST(ReportHtml, AFamilyWhoseElementsWereAllExactSaysSoInsteadOfAPositionChart) {
+  harness::CampaignResult result = sample_result();
+  result.cells.at({"cpu", "alibi", "float16", "fp32-angle"}).worst_ratio_by_position = {};
+  const std::string html = report_html(result);
+  const std::string alibi = section(html, "<h3 id=\"plots/alibi\">", "<h3 ");
+  EXPECT_NE(alibi.find("<p>Every bounded element was exact.</p>"), std::string::npos) << alibi;
+  EXPECT_EQ(alibi.find("worst error/bound ratio against position"), std::string::npos) << alibi;
+  EXPECT_EQ(occurrences(alibi, "<svg "), 1u) << alibi;
+  EXPECT_EQ(occurrences(html, "Every bounded element was exact."), 1u);
+}
+
+// The properties section counts those that passed, lists each with its verdict (a failed one
+// marked fail, with its message), and has no table when there are none.
+TEST(ReportHtml, ThePropertiesSectionCountsThePassedAndMarksTheFailed) {
+  harness::CampaignResult result = sample_result();
+  std::string html = report_html(result);
+  EXPECT_NE(html.find("<h2>Properties</h2>\n<p>2 of 3 passed.</p>\n"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>rope_preserves_pair_norm</td><td>rope xpos</td><td class=\"n\">4,000</td><td>passed</td><td></td></tr>"),
+            std::string::npos)
+      << section(html, "<h2>Properties</h2>", "</table>");
+  EXPECT_NE(html.find("<tr class=\"fail\"><td>sinusoid_matches_shifted_angle</td><td>sinusoidal</td><td class=\"n\">211</td>"
+                      "<td>failed</td><td><pre>Falsifiable after 211 tests\n"),
+            std::string::npos)
+      << section(html, "<h2>Properties</h2>", "</table>");
+  result.properties.clear();
+  html = report_html(result);
+  EXPECT_NE(html.find("<h2>Properties</h2>\n<p>0 of 0 passed.</p>\n"), std::string::npos);
+  EXPECT_EQ(html.find("<th>Property</th>"), std::string::npos);
+}
+
+// The loose section names the ratio it means, and says "None." only when no cell is loose.
+TEST(ReportHtml, TheLooseSectionNamesItsRatioAndSaysNoneOnlyWithoutALooseCell) {
+  harness::CampaignResult result = sample_result();
+  std::string loose = section(report_html(result), "<h2>Loose bounds</h2>", "<h2>");
+  EXPECT_NE(loose.find("<p>Cells whose worst error stayed below 0.1 of the bound: a kernel that much worse would still pass.</p>"),
+            std::string::npos)
+      << loose;
+  EXPECT_EQ(loose.find("<p>None.</p>"), std::string::npos) << loose;
+  result.cells.at({"cpu", "rope", "bfloat16", "lowp-cache"}).worst_ratio = 0.5;
+  loose = section(report_html(result), "<h2>Loose bounds</h2>", "<h2>");
+  EXPECT_NE(loose.find("<p>None.</p>"), std::string::npos) << loose;
+  EXPECT_EQ(loose.find("<li>"), std::string::npos) << loose;
+}
+
+// The exponents of the power-of-`base` tick labels anchored `anchor` in `svg`, in order.
+std::vector<int> tick_exponents(const std::string& svg, const std::string& anchor, const std::string& base) {
+  const std::regex tick("text-anchor=\"" + anchor + "\">" + base + "<tspan dy=\"-6\" font-size=\"9\">(-?[0-9]+)</tspan>");
+  std::vector<int> out;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tick); it != std::sregex_iterator(); ++it) out.push_back(std::stoi((*it)[1]));
+  return out;
+}
+
+// The position chart (its plot 470 px wide from x = 70 over bins [0, 32], labels 18 px below
+// its bottom edge at 264): an x tick "0" at the left edge and the axis labels; a y axis from
+// floor(log2) of the smallest ratio to ceil(log2) of the largest, ticked every ceil(span / 8)
+// powers of 2 (rope's sample: 3.5 · 2^-17 at bin 1 up to 3.5, so -16 to 2, every 3); the dashed
+// "bound" guide at ratio 1; and the first and last bins named "position 0" and "positions from
+// 2^30". However close to 1 the ratios, the y axis spans at least [-1, 1].
+TEST(ReportHtml, ThePositionChartsAxesGuideAndEndBinsStandWhereItsScalesPutThem) {
+  harness::CampaignResult result = sample_result();
+  harness::CellStats& sinusoidal = result.cells.at({"cpu", "sinusoidal", "float32", "exact-angle"});
+  sinusoidal.worst_ratio_by_position[0] = 0.5;
+  sinusoidal.worst_ratio_by_position[harness::kPositionBins - 1] = 0.25;
+  // A family whose only ratio is 1 still spans [-1, 1], the bound in view with a step each side.
+  harness::CellStats& alibi = result.cells.at({"cpu", "alibi", "float16", "fp32-angle"});
+  alibi.worst_ratio_by_position = {};
+  alibi.worst_ratio_by_position[5] = 1;
+  const std::string html = report_html(result);
+  EXPECT_EQ(tick_exponents(section(html, "<title>alibi: worst error/bound ratio against position</title>", "</svg>"), "end", "2"),
+            (std::vector<int>{-1, 0, 1}));
+  const std::string rope = section(html, "<title>rope: worst error/bound ratio against position</title>", "</svg>");
+  ASSERT_FALSE(rope.empty());
+  EXPECT_NE(rope.find("<text x=\"70.0\" y=\"282.0\" text-anchor=\"middle\">0</text>"), std::string::npos) << rope;
+  EXPECT_NE(rope.find("text-anchor=\"middle\">position (log scale)</text>"), std::string::npos) << rope;
+  EXPECT_NE(rope.find(">worst error / bound (log scale)</text>"), std::string::npos) << rope;
+  EXPECT_EQ(tick_exponents(rope, "end", "2"), (std::vector<int>{-15, -12, -9, -6, -3, 0})) << rope;
+  // The guide across the plot at log2 ratio 0: 2/18 of the 248 px height below the top at 16.
+  const std::string y = fmt::format("{:.1f}", 16 + 248 * (2.0 / 18));
+  EXPECT_NE(rope.find(fmt::format("<line x1=\"70.0\" y1=\"{0}\" x2=\"540.0\" y2=\"{0}\" stroke=\"#c53030\" stroke-dasharray=\"6 4\" "
+                                  "stroke-width=\"1.5\"/><text x=\"536.0\" y=\"{1:.1f}\" fill=\"#c53030\" text-anchor=\"end\">bound</text>",
+                                  y, std::stod(y) - 4)),
+            std::string::npos)
+      << rope;
+  const std::string sine = section(html, "<title>sinusoidal: worst error/bound ratio against position</title>", "</svg>");
+  EXPECT_NE(sine.find("<title>position 0: worst error/bound 0.5</title>"), std::string::npos) << sine;
+  EXPECT_NE(sine.find("<title>positions from 2^30: worst error/bound 0.25</title>"), std::string::npos) << sine;
+}
+
+// The histogram (470 px over bins [0, 28]): x ticks every 4 bins from bin 1, each at its left edge
+// 2^(bin - 25); a y axis of log10(1 + count) up to ceil(log10(1 + the fullest bin)), ticked 1,
+// 10, 10^2 ... (a bin of 400 elements: top 3); and the dashed "bound" guide up at bin 25, ratio 1.
+TEST(ReportHtml, TheHistogramsTicksAndGuideStandWhereItsScalesPutThem) {
+  harness::CampaignResult result = sample_result();
+  result.cells.at({"cpu", "rope", "float32", "fp32-angle"}).ratio_histogram = {};
+  result.cells.at({"cpu", "rope", "bfloat16", "lowp-cache"}).ratio_histogram = {};
+  result.cells.at({"cpu", "rope", "float32", "fp32-angle"}).ratio_histogram[10] = 400;
+  const std::string rope = section(report_html(result), "<title>rope: distribution of error/bound ratios</title>", "</svg>");
+  ASSERT_FALSE(rope.empty());
+  EXPECT_EQ(tick_exponents(rope, "middle", "2"), (std::vector<int>{-24, -20, -16, -12, -8, -4, 0})) << rope;
+  EXPECT_NE(rope.find(fmt::format("<text x=\"{:.1f}\" y=\"282.0\" text-anchor=\"middle\">2<tspan dy=\"-6\" font-size=\"9\">-24</tspan>",
+                                  70 + 470.0 / 28)),
+            std::string::npos)
+      << rope;
+  EXPECT_NE(rope.find("text-anchor=\"end\">1</text>"), std::string::npos) << rope;
+  EXPECT_EQ(tick_exponents(rope, "end", "10"), (std::vector<int>{1, 2})) << rope;
+  // The bar's top: log10(401) of a top of 3.
+  EXPECT_NE(rope.find(fmt::format("y=\"{:.1f}\"", 16 + 248 * (1 - std::log10(401.0) / 3))), std::string::npos) << rope;
+  const std::string x = fmt::format("{:.1f}", 70 + 470 * (25.0 / 28));
+  EXPECT_NE(rope.find(fmt::format("<line x1=\"{0}\" y1=\"16.0\" x2=\"{0}\" y2=\"264.0\" stroke=\"#c53030\" stroke-dasharray=\"6 4\"", x)),
+            std::string::npos)
+      << rope;
+}
+
 }  // namespace
 }  // namespace peconform

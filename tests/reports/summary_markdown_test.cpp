@@ -1,7 +1,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <map>
 #include <sstream>
 
+#include "reports/report_facts.hpp"
 #include "reports/summary_markdown.hpp"
 #include "sample_result.hpp"
 
@@ -139,6 +142,131 @@ TEST(SummaryMarkdown, ListsAtMostTwentyFiveFailures) {
   EXPECT_TRUE(contains(md, "### 25. "));
   EXPECT_FALSE(contains(md, "### 26. "));
   EXPECT_TRUE(contains(md, "5 more failures are listed in report.json and junit.xml.\n"));
+}
+
+// The verdict line's counts: the failures, every element the cells checked (the sample's five
+// cells hold 409,600 + 5,000 + 80,000 + 60,000 + 25,600), and the properties that failed of
+// those run. A report that states a wrong count is worse than none (issue 51).
+TEST(SummaryMarkdown, TheVerdictLineCountsTheElementsCheckedAndThePropertiesFailing) {
+  harness::CampaignResult result = sample_result();
+  EXPECT_TRUE(contains(summary_markdown(result),
+                       "**Verdict: non-conformant: 2 failing cases in 580,200 elements checked, 1 of 3 properties failing**\n"))
+      << summary_markdown(result).substr(0, 300);
+  result.properties.back().passed = true;
+  result.properties.front().passed = false;
+  result.properties.push_back(result.properties.front());
+  result.cells.at({"cpu", "t5", "int32", "exact"}).elements += 1000;
+  EXPECT_TRUE(contains(summary_markdown(result), "in 581,200 elements checked, 2 of 4 properties failing**\n"))
+      << summary_markdown(result).substr(0, 300);
+}
+
+// Each fact of a failure, in order, as every report shows it: the case, what it was drawn as where
+// shrinking changed it, its cell, its index in the campaign with the seed, how many elements
+// failed, the first failing element (where, its inputs, both values, its ULPs and error/bound to 3
+// significant digits, its bound) and the regression file. Issue 51: these were shown unchecked.
+TEST(ReportFacts, AFailuresFactsStateItsCellIndexCountsAndFirstElementInOrder) {
+  const harness::CampaignResult result = sample_result();
+  std::vector<std::pair<std::string, std::string>> facts;
+  for (const Fact& fact : failure_facts(result.failures.front())) facts.emplace_back(fact.label, fact.value);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"case", kFailingCase},
+      {"drawn as", std::string(kFailingCase) + " (before shrinking: seq=40)"},
+      {"cell", "cpu/rope/float32/fp32-angle"},
+      {"case index", "17 (seed 20261121)"},
+      {"failing elements", "4"},
+      {"first failure", "numeric in out element 21 at (0, 2, 0, 5)"},
+      {"position", "131072"},
+      {"input", "0x1p-1 (0.5)"},
+      {"reference", "0x1.2p-2 (0.28125)"},
+      {"actual", "0x1.3p-2 (0.296875)"},
+      {"ulps", "4"},
+      {"error / bound", "3.5"},
+      {"bound", "2.4e-7 (fp32-angle)"},
+      {"saved as", "fixtures/regressions/cpu-rope-17.json"}};
+  EXPECT_EQ(facts, expected);
+  // The nan failure was not shrunk: no "drawn as"; it is flaky, and its values are infinite.
+  const auto facts_of = [](const harness::FailureRecord& f) {
+    std::map<std::string, std::string> out;
+    for (const Fact& fact : failure_facts(f)) out[fact.label] = fact.value;
+    return out;
+  };
+  const std::map<std::string, std::string> nan = facts_of(result.failures.back());
+  EXPECT_FALSE(nan.contains("drawn as"));
+  EXPECT_EQ(nan.at("flaky"), "yes");
+  EXPECT_EQ(nan.at("case index"), "42 (seed 20261121)");
+  EXPECT_EQ(nan.at("failing elements"), "1");
+  EXPECT_EQ(nan.at("ulps"), "inf");
+  EXPECT_EQ(nan.at("error / bound"), "inf");
+  // Three significant digits, whatever the magnitude.
+  harness::FailureRecord small = result.failures.front();
+  small.first.ulps = 1234.5;
+  small.first.ratio = 0.0123456;
+  EXPECT_EQ(facts_of(small).at("ulps"), "1.23e+03");
+  EXPECT_EQ(facts_of(small).at("error / bound"), "0.0123");
+}
+
+// The run's filters read "none" where the run had none, else the filters given.
+TEST(SummaryMarkdown, TheRunTableSaysNoneForNoFilters) {
+  harness::CampaignResult result = sample_result();
+  EXPECT_TRUE(contains(summary_markdown(result), "| filters | none |\n"));
+  result.info.filters = "family=rope";
+  EXPECT_TRUE(contains(summary_markdown(result), "| filters | family=rope |\n"));
+}
+
+// A worst ratio of exactly kLooseRatio (0.1) is not loose: the bound is "below 0.1".
+TEST(SummaryMarkdown, ACellAtExactlyTheLooseRatioIsNotLoose) {
+  harness::CampaignResult result = sample_result();
+  result.cells.at({"cpu", "rope", "bfloat16", "lowp-cache"}).worst_ratio = harness::kLooseRatio;
+  const std::string md = summary_markdown(result);
+  EXPECT_FALSE(contains(md, fmt::format("- `{}`:", kLooseCell))) << md;
+  EXPECT_TRUE(contains(md, "stayed below 0.1 of the bound: a kernel that much worse would still pass.\n\nNone.\n")) << md;
+}
+
+// Only failed properties are listed, each with its message in a text block; with every failure
+// shown there is no "more failures" line, and with none the section says so.
+TEST(SummaryMarkdown, ListsOnlyFailedPropertiesAndSaysNoneWithoutFailures) {
+  harness::CampaignResult result = sample_result();
+  std::string md = summary_markdown(result);
+  EXPECT_TRUE(contains(md, "failed:\n\n```text\nFalsifiable after 211 tests\n")) << md;
+  EXPECT_FALSE(contains(md, "rope\\_preserves\\_pair\\_norm")) << md;
+  EXPECT_FALSE(contains(md, "more failures are listed")) << md;
+  result.failures.clear();
+  md = summary_markdown(result);
+  EXPECT_TRUE(md.ends_with("\n## Failures\n\nNone.\n")) << md;
+}
+
+// Inline text escapes every character that could start markup, end a table cell or start an
+// entity, and keeps a value on its one line; a code span does the same with spaces for line
+// breaks, and an empty one is padded so that its fence is not read as a longer fence.
+TEST(SummaryMarkdown, InlineTextAndCodeSpansStayLiteralAndOnOneLine) {
+  harness::CampaignResult result = sample_result();
+  result.info.filters = "a*b[c]<d>|e~f&g`h\\i_j\nk\rl";
+  result.failures.front().first.reference = "";
+  result.failures.front().first.actual = "x\ny\rz";
+  const std::string md = summary_markdown(result);
+  EXPECT_TRUE(contains(md, "| filters | a\\*b\\[c\\]\\<d\\>\\|e\\~f\\&g\\`h\\\\i\\_j k l |\n")) << md;
+  EXPECT_TRUE(contains(md, "- reference: `  `\n")) << md;
+  EXPECT_TRUE(contains(md, "- actual: `x y z`\n")) << md;
+}
+
+// A text block holding a fence of three backticks gets a longer fence, so that it does not end
+// the block early.
+TEST(SummaryMarkdown, ATextBlockHoldingAFenceGetsALongerOne) {
+  harness::CampaignResult result = sample_result();
+  result.properties.back().message = "Falsifiable\n```\nnot the end";
+  EXPECT_TRUE(contains(summary_markdown(result), "failed:\n\n````text\nFalsifiable\n```\nnot the end\n````\n"))
+      << summary_markdown(result);
+}
+
+// The run table's and the matrix's headers, and the matrix's alignment row (counts to the right).
+TEST(SummaryMarkdown, TheTablesHaveTheirHeaders) {
+  const std::string md = summary_markdown(sample_result());
+  EXPECT_TRUE(contains(md, "**\n\n| Run | |\n|---|---|\n| commit | b6d69c0 |\n")) << md;
+  EXPECT_TRUE(contains(md,
+                       "\n## Conformance matrix\n\n| Backend | Family | Dtype | Class | Cases | Failed | Elements | Unconstrained | "
+                       "Unconstrained from \\|φ\\| | Norm-checked pairs | Escalations | Max ULP | Worst ratio | Worst case |\n"
+                       "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n| cpu |"))
+      << md;
 }
 
 }  // namespace

@@ -44,5 +44,29 @@ TEST(SvgPlot, DrawsEachPartWhereTheLayoutPutsIt) {
             "</svg>");
 }
 
+// An axis with no span (min = max, a family checked at one position only) maps every value to
+// its start, never dividing by zero: the point is drawn at x = 70, the plot's left edge.
+TEST(SvgPlot, AnAxisWithNoSpanDrawsEverythingAtItsStart) {
+  SvgChart chart;
+  chart.x = {"x", 5, 5, {}};
+  chart.y = {"y", 0, 1, {}};
+  chart.points = {{5, 1, ""}};
+  const std::string svg = svg_chart(chart);
+  EXPECT_NE(svg.find("<circle cx=\"70.0\" cy=\"16.0\" r=\"3.5\" fill=\"#2b6cb0\"></circle>"), std::string::npos) << svg;
+}
+
+// A bar narrower than the 2 px it is inset by gets width 0, never a negative width, which SVG
+// refuses; a chart without points draws no line (only its bars).
+TEST(SvgPlot, ANarrowBarHasWidthZeroAndAChartWithoutPointsNoLine) {
+  SvgChart chart;
+  chart.x = {"x", 0, 10, {}};
+  chart.y = {"y", 0, 1, {}};
+  chart.bars = {{0, 0.01, 1, "", false}};
+  const std::string svg = svg_chart(chart);
+  EXPECT_NE(svg.find("<rect x=\"71.0\" y=\"16.0\" width=\"0.0\" height=\"248.0\" fill=\"#2b6cb0\"></rect></svg>"), std::string::npos)
+      << svg;
+  EXPECT_EQ(svg.find("<polyline"), std::string::npos) << svg;
+}
+
 }  // namespace
 }  // namespace peconform

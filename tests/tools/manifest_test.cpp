@@ -142,4 +142,127 @@ TEST_F(Manifest, AFieldOfTheWrongTypeIsNamedWithWhatItHolds) {
   }
 }
 
+// `run --outputs` given a folder `cases export` did not write is told which folder to give.
+TEST_F(Manifest, AFolderWithoutAManifestIsRefusedSayingWhichFolderToGive) {
+  const std::filesystem::path folder = scratch_.path() / "empty";
+  std::filesystem::create_directory(folder);
+  try {
+    files::read_manifest(folder);
+    ADD_FAILURE() << "read a folder without manifest.json";
+  } catch (const peconform::SpecError& error) {
+    EXPECT_STREQ(error.what(),
+                 ("'" + folder.string() + "' has no manifest.json: give the folder `peconform cases export --out` wrote").c_str());
+  }
+}
+
+// A manifest.json cut short (an export that was interrupted, a hand edit) is refused as JSON,
+// before anything is read from it.
+TEST_F(Manifest, AManifestThatIsNotJsonIsRefusedAsSuch) {
+  scratch_.write("manifest.json", "{");
+  try {
+    files::read_manifest(scratch_.path());
+    ADD_FAILURE() << "read a manifest holding \"{\"";
+  } catch (const peconform::SpecError& error) {
+    EXPECT_STREQ(error.what(), ("manifest '" + (scratch_.path() / "manifest.json").string() + "': is not valid JSON").c_str());
+  }
+}
+
+// A manifest written by hand may leave out the optional keys: without cases_requested it asks
+// for no count, without replay it is no replay.
+TEST_F(Manifest, AManifestWithoutItsOptionalKeysIsRead) {
+  nlohmann::json document = handwritten_manifest();
+  document.erase("cases_requested");
+  document.erase("replay");
+  const files::Manifest read = files::read_manifest(write(document));
+  EXPECT_FALSE(read.cases.has_value());
+  EXPECT_FALSE(read.replay.has_value());
+  EXPECT_EQ(read.entries.size(), 1u);
+}
+
+// Shapes the reader must refuse rather than read as fewer cases or outputs: "cases" that is an
+// object (whose values would otherwise be taken as entries, here none), and a case whose outputs
+// are empty or not a list (a case with no output checks nothing, and would pass; an object's
+// values would be taken as its outputs).
+TEST_F(Manifest, CasesThatAreNotAListAndACaseWithoutOutputsAreRefused) {
+  const auto expect_refused = [&](const nlohmann::json& document, const std::string& why) {
+    const std::filesystem::path folder = write(document);
+    try {
+      files::read_manifest(folder);
+      ADD_FAILURE() << why << ": read";
+    } catch (const peconform::SpecError& error) {
+      EXPECT_STREQ(error.what(), ("manifest '" + (folder / "manifest.json").string() + "': " + why).c_str());
+    }
+  };
+  nlohmann::json document = handwritten_manifest();
+  document["cases"] = nlohmann::json::object();
+  expect_refused(document, "\"cases\" is not an array");
+  // An object holding the output is not read as a list of its values.
+  const nlohmann::json output = handwritten_manifest()["cases"][0]["outputs"][0];
+  for (const nlohmann::json& outputs : {nlohmann::json::array(), nlohmann::json::object(), nlohmann::json{{"out", output}}}) {
+    document = handwritten_manifest();
+    document["cases"][0]["outputs"] = outputs;
+    expect_refused(document, "case entry 1 names no output");
+  }
+}
+
+// A manifest is input, and `run --outputs` reads and writes beside the files it names: a file
+// that is empty, absolute, or climbs out of the folder with '..' (anywhere in the path) is
+// refused, whether it is an input, the ids or an output.
+TEST_F(Manifest, AnArrayFileOutsideTheManifestsFolderIsRefused) {
+  for (const std::string& bad : {std::string(""), std::string("/etc/passwd"), std::string("../x.npy"), std::string("case1/../../x.npy")}) {
+    for (const auto& [where, place] : {std::pair{"inputs", "case entry 1's input"}, {"ids", "case entry 1's ids"},
+                                       {"outputs", "case entry 1's output"}}) {
+      nlohmann::json document = handwritten_manifest();
+      nlohmann::json& array = std::string(where) == "ids" ? document["cases"][0]["ids"] : document["cases"][0][where][0];
+      array["file"] = bad;
+      const std::filesystem::path folder = write(document);
+      try {
+        files::read_manifest(folder);
+        ADD_FAILURE() << "read the " << where << " file '" << bad << "'";
+      } catch (const peconform::SpecError& error) {
+        EXPECT_STREQ(error.what(), ("manifest '" + (folder / "manifest.json").string() + "': " + place + " names the file '" + bad +
+                                    "', which is not a path inside the manifest's folder")
+                                       .c_str());
+      }
+    }
+  }
+  // A name that only starts with two dots is a file inside the folder.
+  nlohmann::json document = handwritten_manifest();
+  document["cases"][0]["outputs"][0]["file"] = "case1/..out.npy";
+  EXPECT_EQ(files::read_manifest(write(document)).entries.at(0).outputs.at(0).file, "case1/..out.npy");
+}
+
+// What write_manifest writes, read_manifest reads back, each array's "holds" included; and the
+// document opens with its "arrays" note, which tells a kernel's author how every array is laid
+// out (manifest.cpp): the C-order shapes and bf16's storage as '<u2' bits.
+TEST_F(Manifest, WhatIsWrittenIsReadBackWithEachArraysNoteAndTheLayoutNote) {
+  files::Manifest written;
+  written.spec = "rope(d=8)";
+  written.profile = "smoke";
+  written.seed = 7;
+  written.cases = 4;
+  files::ManifestCase c;
+  c.index = 5;
+  c.case_text = "rope(d=8) b=1 s=3 h=2";
+  c.spec = "rope(d=8,base=10000,layout=half)";
+  c.fingerprint = "0x1f";
+  c.inputs = {{"q", "case5/q.npy", "<u2", {1, 3, 2, 8}, "bf16 bits as uint16"}};
+  c.ids = files::ArrayFile{"ids", "case5/ids.npy", "<i8", {1, 1, 3}, "int64 ids"};
+  c.outputs = {{"out", "case5/out.npy", "<u2", {1, 3, 2, 8}, "bf16 bits as uint16"}};
+  written.entries = {c};
+  files::write_manifest(scratch_.path(), written);
+  const files::Manifest read = files::read_manifest(scratch_.path());
+  ASSERT_EQ(read.entries.size(), 1u);
+  EXPECT_EQ(read.entries[0].inputs.at(0).holds, "bf16 bits as uint16");
+  EXPECT_EQ(read.entries[0].ids->holds, "int64 ids");
+  EXPECT_EQ(read.entries[0].outputs.at(0).holds, "bf16 bits as uint16");
+  EXPECT_EQ(read.cases, 4u);
+  const nlohmann::json document = nlohmann::json::parse(scratch_.read("manifest.json"));
+  ASSERT_TRUE(document.contains("arrays") && document["arrays"].is_string()) << document.dump(1);
+  const std::string note = document["arrays"];
+  EXPECT_NE(note.find("contiguous C-order .npy"), std::string::npos) << note;
+  EXPECT_NE(note.find("rotary q and k [batch, seq, heads, d]"), std::string::npos) << note;
+  EXPECT_NE(note.find("'<u2'"), std::string::npos) << note;
+}
+
 }  // namespace

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/backend_registry.hpp"
+#include "harness/regression_corpus.hpp"
 #include "support/scratch_dir.hpp"
 #include "tensorfiles/manifest.hpp"
 #include "tensorfiles/npy_file.hpp"
@@ -126,6 +127,12 @@ TEST_F(TensorFilesCli, APlantedWrongElementIsCaughtNamingItsCaseAndElement) {
   EXPECT_EQ(failure.at("first_failure").at("operand"), "q");
   EXPECT_NE(failure.at("replay").get<std::string>().find("peconform cases export --replay"), std::string::npos) << failure.dump(1);
   EXPECT_NE(failure.at("shrink_note").get<std::string>().find("not shrunk"), std::string::npos) << failure.dump(1);
+  // The console shows the same replay command as the report, as the failure is found.
+  EXPECT_NE(checked.output.find("  replay: " + failure.at("replay").get<std::string>() + "\n"), std::string::npos) << checked.output;
+  // No failure is saved to a corpus: the kernel's outputs exist for the exported cases alone, so
+  // a saved case could never be replayed (no tensor-files/ corpus appears in the folder).
+  EXPECT_EQ(failure.at("regression_file").get<std::string>(), "") << failure.dump(1);
+  EXPECT_FALSE(std::filesystem::exists(folder / "tensor-files"));
 
   // The replay exports that case alone; computed right, it conforms.
   const std::filesystem::path replay = scratch_.path() / "replay";
@@ -212,6 +219,26 @@ TEST_F(TensorFilesCli, WhatTheManifestDecidesCannotBeGivenAgain) {
       peconform(fmt::format("cases export --spec 'rope(d=16)' --profile smoke --cases 1 --out '{}'", folder.string()));
   EXPECT_EQ(again.exit_code, 2) << again.output;
   EXPECT_NE(again.output.find("is not an empty folder"), std::string::npos) << again.output;
+}
+
+// `run --outputs` replays no saved case: the kernel's outputs exist for the exported cases alone,
+// so its corpus is the export folder (which holds none), never the working directory's
+// fixtures/regressions, where a saved tensor-files case would otherwise be run first.
+TEST_F(TensorFilesCli, NoSavedCaseOfTheWorkingDirectoryIsReplayed) {
+  const std::filesystem::path folder = export_and_compute("corpus", "rope(d=16,dtype=fp32)", 3);
+  const files::Manifest manifest = files::read_manifest(folder);
+  const std::filesystem::path work = scratch_.path() / "work";
+  peconform::harness::FailureRecord saved;
+  saved.case_text = manifest.entries.at(1).case_text;
+  saved.cell_backend = "tensor-files";
+  saved.cell_family = "rope";
+  peconform::harness::save_regression(work / "fixtures" / "regressions", "tensor-files", saved);
+  const peconform::ToolRun checked = peconform::run_tool(fmt::format("cd '{}' && '{}' run --outputs '{}' --quiet --out '{}'", work.string(),
+                                                                     PECONFORM_BINARY, folder.string(),
+                                                                     (scratch_.path() / "corpus-report").string()));
+  ASSERT_EQ(checked.exit_code, 0) << checked.output;
+  EXPECT_EQ(report("corpus-report").at("run").at("regressions_replayed"), 0);
+  EXPECT_EQ(report("corpus-report").at("run").at("cases_run"), 3);
 }
 
 }  // namespace
