@@ -7,6 +7,7 @@
 #include "backends/backend_registry.hpp"
 #include "precision/error_model.hpp"
 #include "reference/rotary.hpp"
+#include "spec/spec_error.hpp"
 
 namespace peconform::harness {
 namespace {
@@ -85,9 +86,14 @@ class BrokenBackend final : public TensorBackend {
       std::raise(SIGSEGV);
     } else if (bug_ == "hang-on-bf16" && call.spec.dtype == Dtype::bf16) {
       for (;;) pause();
+    } else if (bug_ == "throws-on-bf16" && call.spec.dtype == Dtype::bf16) {
+      throw std::runtime_error("cudaErrorInvalidValue: bf16 is not built for this kernel");
+    } else if (bug_ == "refuses-bf16" && call.spec.dtype == Dtype::bf16) {
+      throw SpecError("this kernel takes fp16 and fp32 only, not bf16");
     } else if (bug_ == "copies-past-each-row" && is_rotary(call.spec.family)) {
       copy_past_each_row(altered);
     } else if (bug_ != "last-element-unwritten" && bug_ != "crash-on-bf16" && bug_ != "hang-on-bf16" &&
+               bug_ != "throws-on-bf16" && bug_ != "refuses-bf16" &&
                bug_ != "writes-its-input" && bug_ != "racy-one-token" && bug_ != "first-32-heads" &&
                bug_ != "copies-past-each-row" && bug_ != "zeroes-past-the-horizon" && bug_ != "writes-negative-zeros") {
       throw std::logic_error("unknown bug " + bug_);

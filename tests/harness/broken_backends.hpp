@@ -14,6 +14,8 @@ namespace peconform::harness {
 // written back to (2i, 2i+1), where it was read. "position-off-by-one": rotates every token at its position plus one.
 // "last-element-unwritten": leaves the last element of the last operand as it was (ggml #1324).
 // "crash-on-bf16" and "hang-on-bf16": a segmentation fault, or a wait forever, on bf16 calls.
+// "throws-on-bf16" and "refuses-bf16": an exception (a CUDA error's text), or a refusal
+// (SpecError), on bf16 calls.
 // "writes-its-input": right, but zeroes the first element of its (read-only) input.
 // "first-32-heads": a launch grid of 32 heads, which leaves every later head as it was.
 // "racy-one-token": a race on the first element of the last operand, which a call of several
