@@ -460,6 +460,16 @@ TEST(CaseGenerator, AnElementBoundBelowOneVectorIsRefusedByName) {
   const CaseDescription c = draw_case(kSeed, 0, cells, filters, smoke, capabilities);
   EXPECT_EQ(c.batch * c.seq * c.heads, 1) << c.text();
   EXPECT_THROW(check_shape_bound("max_tokens", 0), SpecError);
+  // A bias of 8 heads needs 8 elements for one query and one key.
+  CaseFilters alibi;
+  alibi.spec = Spec::parse("alibi(heads=8)");
+  smoke.largest_tensor_elements = 7;
+  try {
+    draw_case(kSeed, 0, campaign_cells(capabilities, alibi), alibi, smoke, capabilities);
+    FAIL() << "an ALiBi call of 8 heads was drawn within 7 elements";
+  } catch (const SpecError& error) {
+    EXPECT_NE(std::string(error.what()).find("one query and key of 8 heads"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace
