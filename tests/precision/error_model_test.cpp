@@ -435,6 +435,23 @@ TEST(ErrorModel, AScaledTableEntryIsChargedTheAmplitudesRoundingAndTheProduct) {
   EXPECT_EQ(amplified_entry_bound<Wide>(exact_amp, Wide(1), Wide(0)), ldexp(Wide(1), -24) + Wide(0x1p-149));
 }
 
+// Under amp every entry of a learned row is a product, each charged its own bound: element by
+// element, the bound of the row claimed_error_bounds gives is amplified_entry_bound's.
+TEST(ErrorModel, EveryEntryOfAScaledLearnedRowIsChargedItsOwnBound) {
+  const Spec spec = Spec::parse("learned(d=4,rows=3,amp=0.04419417382415922,dtype=bf16)");
+  const Reference<FastReal> reference(spec, 3);
+  const std::vector<Wide> table{Wide(0.5), Wide(-0.25), Wide(0.75), Wide(1), Wide(3), Wide(-5), Wide(7), Wide(-9),
+                                Wide(0.125), Wide(2), Wide(-4), Wide(6)};
+  const Point row{{1}};
+  const std::vector<Wide> bounds = claimed_error_bounds(reference, row, table);
+  ASSERT_EQ(bounds.size(), 4u);
+  const std::vector<Wide> exact = reference.evaluate(row, table);
+  for (std::size_t e = 0; e < bounds.size(); ++e) {
+    EXPECT_GT(bounds[e], Wide(0)) << "element " << e;
+    EXPECT_EQ(bounds[e], amplified_entry_bound<Wide>(spec, exact[e], Wide(0))) << "element " << e;
+  }
+}
+
 // Falcon's build_alibi_tensor in a float32 model: float32 Bloom slopes cast to bf16, the int64
 // position cast to bf16 (through float32) and the product rounded to bf16, then cast to float32.
 // math=bf16 holds every such bias, near its limit; math=compute (float32 arithmetic) does not.
