@@ -21,6 +21,12 @@ std::string refusal_of(const char* config, HfConfigOptions options = {}) {
   }
 }
 
+// The config is refused with a message that holds `fragment`.
+void expect_refused(const char* config, const std::string& fragment) {
+  const std::string message = refusal_of(config);
+  EXPECT_NE(message.find(fragment), std::string::npos) << message;
+}
+
 bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
@@ -457,24 +463,13 @@ TEST(HfConfig, ExplainNamesUsedIgnoredAndDefaultedKeys) {
 // Issue 51: refusals and branches of the config reader the tests above were not written for.
 
 TEST(HfConfig, MalformedPlansAndFactorsAreRefusedNamingTheKeyAndValue) {
-  EXPECT_NE(refusal_of(R"({"head_dim": 8, "rope_scaling": 3})").find("config.json: \"rope_scaling\" must be an object, found 3"),
-            std::string::npos)
-      << refusal_of(R"({"head_dim": 8, "rope_scaling": 3})");
-  EXPECT_NE(refusal_of(R"({"head_dim": 8, "rope_parameters": [1]})").find("config.json: \"rope_parameters\" must be an object, found [1]"),
-            std::string::npos)
-      << refusal_of(R"({"head_dim": 8, "rope_parameters": [1]})");
+  expect_refused(R"({"head_dim": 8, "rope_scaling": 3})", "config.json: \"rope_scaling\" must be an object, found 3");
+  expect_refused(R"({"head_dim": 8, "rope_parameters": [1]})", "config.json: \"rope_parameters\" must be an object, found [1]");
   // (0, 1]: a factor of 0 is refused as out of range, not later as a head that rotates nothing.
-  EXPECT_NE(refusal_of(R"({"head_dim": 8, "partial_rotary_factor": 0})").find("partial_rotary_factor 0 must lie in (0, 1]"),
-            std::string::npos)
-      << refusal_of(R"({"head_dim": 8, "partial_rotary_factor": 0})");
+  expect_refused(R"({"head_dim": 8, "partial_rotary_factor": 0})", "partial_rotary_factor 0 must lie in (0, 1]");
   // int(8·0.1) = 0 rotary dims; rot=0 would mean the whole head.
-  EXPECT_NE(refusal_of(R"({"head_dim": 8, "partial_rotary_factor": 0.1})").find("partial_rotary_factor 0.1 of head_dim 8 rotates no dims"),
-            std::string::npos)
-      << refusal_of(R"({"head_dim": 8, "partial_rotary_factor": 0.1})");
-  EXPECT_NE(refusal_of(R"({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": 16}})")
-                .find("\"rope_scaling.mrope_section\" must be a list of integers"),
-            std::string::npos)
-      << refusal_of(R"({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": 16}})");
+  expect_refused(R"({"head_dim": 8, "partial_rotary_factor": 0.1})", "partial_rotary_factor 0.1 of head_dim 8 rotates no dims");
+  expect_refused(R"({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": 16}})", "\"rope_scaling.mrope_section\" must be a list of integers");
 }
 
 TEST(HfConfig, StaticNtkRefusesFactorsItCannotWriteExactly) {
@@ -638,8 +633,7 @@ TEST(HfConfig, TextConfigIsReadOnlyWithoutFlatKeysAndItsModelTypeWins) {
                              R"({"d_model": 512, "num_heads": 8, "text_config": {"head_dim": 128}})"})
     EXPECT_EQ(spec_of(config), "rope(d=64,base=10000,layout=half)") << config;
   // rope_theta alone keeps the top level too, where the head is missing.
-  EXPECT_NE(refusal_of(R"({"rope_theta": 5000, "text_config": {"head_dim": 128}})").find("hidden_size"), std::string::npos)
-      << refusal_of(R"({"rope_theta": 5000, "text_config": {"head_dim": 128}})");
+  expect_refused(R"({"rope_theta": 5000, "text_config": {"head_dim": 128}})", "hidden_size");
 }
 
 TEST(HfConfig, DefaultsTakenAreNamedWithTheirSource) {
