@@ -305,6 +305,219 @@ TEST(MergeResults, EveryPartialShardIsNamedAndOnlyThenIsTheCampaignPartial) {
   EXPECT_EQ(whole.info.partial_reason, "");
 }
 
+// Every sum and extreme of a cell, merged: each figure holds a value of its own in each side, so
+// that a sum that became an assignment (the later side's value) or a minimum that became a maximum
+// gives another number. The verifier merges a case's tallies with this, so a lost sum is lost in
+// every verdict.
+TEST(CellStatsMerge, CountsAddAndTheHorizonKeepsTheNearer) {
+  CellStats left, right;
+  left.failed_cases = 1;
+  right.failed_cases = 2;
+  left.identical_elements = 10;
+  right.identical_elements = 20;
+  left.failed_elements = 100;
+  right.failed_elements = 200;
+  left.unconstrained_horizon = std::ldexp(1.0, 20);
+  right.unconstrained_horizon = std::ldexp(1.0, 22);
+  CellStats merged = left;
+  merged.merge(right);
+  EXPECT_EQ(merged.failed_cases, 3u);
+  EXPECT_EQ(merged.identical_elements, 30u);
+  EXPECT_EQ(merged.failed_elements, 300u);
+  // The horizon is where unconstrained elements begin: the merged cell's is the nearer one.
+  EXPECT_EQ(merged.unconstrained_horizon, std::ldexp(1.0, 20));
+  CellStats other_way = right;
+  other_way.merge(left);
+  EXPECT_EQ(other_way.unconstrained_horizon, std::ldexp(1.0, 20));
+}
+
+// A cell whose every ratio was 0 has no worst case; merged with a tied cell that names one, the
+// named case is kept in either order, never replaced by the empty text.
+TEST(CellStatsMerge, ATiedWorstRatioNeverGivesWayToACellWithoutAWorstCase) {
+  const CellStats named = worst_at(0, 5, "rope(d=8) | seed=0x5");
+  const CellStats unnamed = worst_at(0, 0, "");
+  CellStats named_first = named;
+  named_first.merge(unnamed);
+  EXPECT_EQ(named_first.worst_case, "rope(d=8) | seed=0x5");
+  EXPECT_EQ(named_first.worst_case_index, 5u);
+  CellStats unnamed_first = unnamed;
+  unnamed_first.merge(named);
+  EXPECT_EQ(unnamed_first.worst_case, "rope(d=8) | seed=0x5");
+  EXPECT_EQ(unnamed_first.worst_case_index, 5u);
+}
+
+// A campaign is conformant only with no failing case AND every property passing: either alone
+// makes it non-conformant, and report.json's verdict says which word.
+TEST(CampaignResultJson, AFailureAloneOrAFailingPropertyAloneMakesTheVerdictNonConformant) {
+  CampaignResult passing;
+  passing.properties.push_back({"rotation-invariance", "rope", true, 100, ""});
+  EXPECT_TRUE(passing.conformant());
+  EXPECT_EQ(to_json(passing).at("verdict"), "conformant");
+  CampaignResult failing_case = passing;
+  failing_case.failures.push_back(FailureRecord{});
+  EXPECT_FALSE(failing_case.conformant());
+  EXPECT_EQ(to_json(failing_case).at("verdict"), "non-conformant");
+  CampaignResult failing_property = passing;
+  failing_property.properties.push_back({"norm-preservation", "rope", false, 3, "falsified"});
+  EXPECT_FALSE(failing_property.conformant());
+  EXPECT_EQ(to_json(failing_property).at("verdict"), "non-conformant");
+}
+
+// total_elements counts every element checked in every cell (not only the bounded ones), and is
+// written under its key.
+TEST(CampaignResultJson, TotalElementsIsTheSumOfEveryCellsElements) {
+  CampaignResult result;
+  CellStats a, b;
+  a.elements = 3;
+  a.bounded_elements = 1;
+  b.elements = 4;
+  b.bounded_elements = 2;
+  result.cells[{"cpu", "rope", "fp32", "exact-angle"}] = a;
+  result.cells[{"cpu", "alibi", "fp32", "exact-angle"}] = b;
+  EXPECT_EQ(result.total_elements(), 7u);
+  EXPECT_EQ(to_json(result).at("total_elements"), 7);
+}
+
+// A cell is loose where its bounded elements all stayed under a tenth of their bound: marked in
+// the cell and listed in loose_bounds. A cell with no bounded element has nothing to judge the
+// bound by, and is not loose however small its (zero) ratio.
+TEST(CampaignResultJson, ACellWhoseBoundedElementsStayUnderATenthIsLooseAndListed) {
+  CampaignResult result;
+  CellStats loose;
+  loose.elements = loose.bounded_elements = 14;
+  loose.worst_ratio = 0.05;
+  CellStats unbounded;
+  unbounded.elements = 9;
+  result.cells[{"cpu", "rope", "bf16", "fp32-angle"}] = loose;
+  result.cells[{"cpu", "alibi", "fp32", "exact-angle"}] = unbounded;
+  const nlohmann::json json = to_json(result);
+  for (const nlohmann::json& cell : json.at("cells"))
+    EXPECT_EQ(cell.at("loose"), cell.at("family") == "rope") << cell.at("family");
+  EXPECT_EQ(json.at("loose_bounds"),
+            nlohmann::json::parse(R"([{"family": "rope", "dtype": "bf16", "precision": "fp32-angle", "worst_ratio": 0.05}])"));
+}
+
+// A cell's positional worst ratios come in kPositionBins (32) bins; a report with another count is
+// refused naming both counts, never read past its end or left short.
+TEST(CampaignResultJson, ACellWithAnotherNumberOfPositionBinsIsRefusedNamingBothCounts) {
+  CampaignResult result;
+  result.cells[{"cpu", "rope", "fp32", "exact-angle"}] = CellStats{};
+  nlohmann::json json = to_json(result);
+  json["cells"][0]["worst_ratio_by_position"].erase(0);
+  try {
+    from_json(json);
+    ADD_FAILURE() << "read a cell of 31 position bins";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("worst_ratio_by_position has 31 bins, expected 32"), std::string::npos)
+        << error.what();
+  }
+}
+
+// A report written before campaign_cases, wait_policy and the three phase timings were recorded
+// still reads, each absent fact as 0 or "".
+TEST(CampaignResultJson, AnOlderReportWithoutLaterRunFactsReadsThemAsZeroOrEmpty) {
+  CampaignResult result;
+  result.info.campaign_cases = 5;
+  result.info.wait_policy = "passive";
+  result.info.escalation_seconds = result.info.shrink_seconds = result.info.property_seconds = 2.5;
+  nlohmann::json json = to_json(result);
+  nlohmann::json& run = json["run"];
+  for (const char* key : {"wait_policy", "escalation_seconds", "shrink_seconds", "property_seconds"}) run.erase(key);
+  run["shard"].erase("campaign_cases");
+  const RunInfo read = from_json(json).info;
+  EXPECT_EQ(read.campaign_cases, 0u);
+  EXPECT_EQ(read.wait_policy, "");
+  EXPECT_EQ(read.escalation_seconds, 0.0);
+  EXPECT_EQ(read.shrink_seconds, 0.0);
+  EXPECT_EQ(read.property_seconds, 0.0);
+}
+
+// No shard at all, and a shard numbered outside 1..count, are refused by name: the first is no
+// campaign, the second no shard of it.
+TEST(MergeResults, NoShardOrAShardNumberedOutOfRangeIsRefused) {
+  EXPECT_EQ(merge_refusal({}), "nothing to merge");
+  EXPECT_EQ(merge_refusal({shard_of(1, 2), shard_of(3, 2)}), "shard 3/2 is given twice or is out of range");
+  EXPECT_EQ(merge_refusal({shard_of(0, 2), shard_of(1, 2)}), "shard 0/2 is given twice or is out of range");
+}
+
+// Every fact that makes a campaign (seed, profile, backend, filters, how many shards) refuses a
+// shard that differs in it alone, naming the shard.
+TEST(MergeResults, AShardOfAnotherSeedProfileBackendFiltersOrShardCountIsRefused) {
+  CampaignResult seed = shard_of(2, 2), profile = shard_of(2, 2), backend = shard_of(2, 2), filters = shard_of(2, 2),
+                 count = shard_of(2, 3);
+  seed.info.seed = 8;
+  profile.info.profile = "full";
+  backend.info.backend = "triton";
+  filters.info.filters = "--family rope";
+  for (const CampaignResult& other : {seed, profile, backend, filters, count}) {
+    const std::string refused = merge_refusal({shard_of(1, 2), other});
+    EXPECT_NE(refused.find("is not from the campaign of shard 1/2"), std::string::npos)
+        << other.info.seed << " " << other.info.profile << " " << other.info.backend << " " << other.info.filters << " "
+        << other.info.shard_count << ": " << refused;
+  }
+}
+
+// The merged run's counts and phase timings add over its shards (they ran apart); its wall time
+// and threads are the largest (they ran side by side); its rates are the whole campaign's elements
+// over those.
+TEST(MergeResults, CountsAndPhaseTimingsAddWhileWallTimeAndThreadsTakeTheLargest) {
+  CampaignResult one = shard_of(1, 2), two = shard_of(2, 2);
+  one.info.regressions_replayed = 1;
+  two.info.regressions_replayed = 2;
+  one.info.threads = 2;
+  two.info.threads = 4;
+  one.info.wall_seconds = 8;
+  two.info.wall_seconds = 4;
+  one.info.draw_seconds = 1;
+  two.info.draw_seconds = 2;
+  one.info.kernel_seconds = 3;
+  two.info.kernel_seconds = 4;
+  one.info.verify_seconds = 0.5;
+  two.info.verify_seconds = 1.5;
+  one.info.escalation_seconds = 0.25;
+  two.info.escalation_seconds = 0.5;
+  one.info.shrink_seconds = 5;
+  two.info.shrink_seconds = 6;
+  one.info.property_seconds = 7;
+  two.info.property_seconds = 8;
+  one.cells.begin()->second.elements = 30;
+  two.cells.begin()->second.elements = 50;
+  for (const auto& shards : {std::vector<CampaignResult>{one, two}, std::vector<CampaignResult>{two, one}}) {
+    const RunInfo merged = merge_results(shards).info;
+    EXPECT_EQ(merged.regressions_replayed, 3u);
+    EXPECT_EQ(merged.threads, 4);
+    EXPECT_EQ(merged.wall_seconds, 8.0);
+    EXPECT_EQ((std::vector<double>{merged.draw_seconds, merged.kernel_seconds, merged.verify_seconds,
+                                   merged.escalation_seconds, merged.shrink_seconds, merged.property_seconds}),
+              (std::vector<double>{3, 7, 2, 0.75, 11, 15}));
+    EXPECT_EQ(merged.elements_per_second, 80.0 / 8);
+    EXPECT_EQ(merged.verified_elements_per_second, 80.0 / 2);
+  }
+  // A campaign that took no measurable time has no rate, rather than an infinite one.
+  one.info.wall_seconds = two.info.wall_seconds = 0;
+  one.info.verify_seconds = two.info.verify_seconds = 0;
+  const RunInfo instant = merge_results({one, two}).info;
+  EXPECT_EQ(instant.elements_per_second, 0.0);
+  EXPECT_EQ(instant.verified_elements_per_second, 0.0);
+}
+
+// The merged failures are in case-index order, as an unsharded campaign lists them, whatever
+// order the shards come in.
+TEST(MergeResults, FailuresOfEveryShardAreListedInCaseIndexOrder) {
+  CampaignResult one = shard_of(1, 2), two = shard_of(2, 2);
+  FailureRecord f3, f1;
+  f3.case_index = 3;
+  f3.case_text = "three";
+  f1.case_index = 1;
+  f1.case_text = "one";
+  one.failures = {f3};
+  two.failures = {f1};
+  const CampaignResult merged = merge_results({one, two});
+  ASSERT_EQ(merged.failures.size(), 2u);
+  EXPECT_EQ(merged.failures[0].case_text, "one");
+  EXPECT_EQ(merged.failures[1].case_text, "three");
+}
+
 }  // namespace campaign_result_test
 }  // namespace
 }  // namespace peconform::harness

@@ -105,5 +105,33 @@ TEST(RegressionCorpus, RefusesWhatIsNotARegressionDocument) {
   }
 }
 
+// A regression's file is named for its cell's family and a hash of its whole case text: saving a
+// case again overwrites its file, cases that differ in any byte (here only the last digit of the
+// seed) get files of their own, and a failure without a family is saved as "case-<hash>.json".
+TEST(RegressionCorpus, NamesEachFileForItsFamilyAndCaseText) {
+  const ScratchDir scratch;
+  FailureRecord failure;
+  failure.case_text = "rope(d=8,base=10000,layout=half) | batch=1 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001";
+  failure.cell_family = "rope";
+  const std::filesystem::path first = save_regression(scratch.path(), "cpu", failure);
+  EXPECT_EQ(save_regression(scratch.path(), "cpu", failure), first);
+  failure.case_text.back() = '2';
+  const std::filesystem::path second = save_regression(scratch.path(), "cpu", failure);
+  EXPECT_NE(second, first);
+  // The name's hash is 16 hex digits, after the family and a dash.
+  for (const std::filesystem::path& file : {first, second}) {
+    EXPECT_EQ(file.parent_path(), scratch.path() / "cpu");
+    const std::string name = file.filename().string();
+    ASSERT_EQ(name.size(), std::string("rope-").size() + 16 + std::string(".json").size()) << name;
+    EXPECT_EQ(name.substr(0, 5), "rope-") << name;
+    EXPECT_EQ(name.find_first_not_of("0123456789abcdef", 5), name.size() - 5) << name;
+  }
+  EXPECT_EQ(load_regressions(scratch.path(), "cpu").size(), 2u);
+  // Without a family: "case-", with the same hash as the same text under a family.
+  failure.cell_family = "";
+  const std::filesystem::path unnamed = save_regression(scratch.path(), "cpu", failure);
+  EXPECT_EQ(unnamed.filename().string(), "case-" + second.filename().string().substr(5));
+}
+
 }  // namespace
 }  // namespace peconform::harness
