@@ -148,10 +148,15 @@ CaseDescription last_element_case() {
   return c;
 }
 
+// The storage index of a buffer's last logical element.
+std::int64_t last_element(const Buffer& out) {
+  return out.offset_of(out.shape[0] - 1, out.shape[1] - 1, out.shape[2] - 1, out.shape[3] - 1);
+}
+
 // Writes `bits` over the last element of the call's last output, after the CPU kernel ran.
 void overwrite_last_element(KernelCall& call, std::uint64_t bits) {
   Buffer& out = call.outputs.back();
-  out.set_bits(out.offset_of(out.shape[0] - 1, out.shape[1] - 1, out.shape[2] - 1, out.shape[3] - 1), bits);
+  out.set_bits(last_element(out), bits);
 }
 
 // A kernel whose every call leaves a NaN in its last output element, in place or not, in any
@@ -379,7 +384,7 @@ class LeftoverMemoryInItsOwnArray : public TensorBackend {
   void run(KernelCall& call) const override {
     cpu_->run(call);
     Buffer& out = call.outputs.back();
-    const std::int64_t last = out.offset_of(out.shape[0] - 1, out.shape[1] - 1, out.shape[2] - 1, out.shape[3] - 1);
+    const std::int64_t last = last_element(out);
     const double right = out.value(last);
     out.set_bits(last, element_bits(out.type, ++calls_ % 2 == 1 ? std::numeric_limits<double>::quiet_NaN()
                                                                  : right + (right < 0 ? -1.0 : 1.0)));
@@ -460,8 +465,7 @@ class WrongQueryBesideKeys : public TensorBackend {
     cpu_->run(call);
     if (call.outputs.size() < 2 || call.seq < 2) return;
     Buffer& q = call.outputs.front();
-    q.set_bits(q.offset_of(q.shape[0] - 1, q.shape[1] - 1, q.shape[2] - 1, q.shape[3] - 1),
-               element_bits(q.type, std::numeric_limits<double>::quiet_NaN()));
+    q.set_bits(last_element(q), element_bits(q.type, std::numeric_limits<double>::quiet_NaN()));
   }
 
  private:
