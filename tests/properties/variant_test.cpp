@@ -13,9 +13,11 @@
 #include <functional>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 
 #include "backends/implementation.hpp"
+#include "properties/property.hpp"
 #include "properties/variant.hpp"
 #include "properties/variant_subject.hpp"
 
@@ -762,6 +764,330 @@ TEST(VariantAxes, AxesOutsideOneToSixteenAreNamed) {
       EXPECT_NE(std::string(error.what()).find(fmt::format("axes: {} is not a count", axes)), std::string::npos) << error.what();
     }
   }
+}
+
+// The names a declaration is written with and a result is read back by, as the Python binding
+// documents them (docs/python.md, `peconform.properties`: kind, pairing, and each outcome's
+// verdict): every kind and pairing reads back as itself, and every verdict prints as documented.
+TEST(VariantNames, EveryKindPairingAndVerdictIsSpelledAsTheBindingDocumentsIt) {
+  EXPECT_EQ(variant_kind_named("rotary"), VariantKind::rotary);
+  EXPECT_EQ(variant_kind_named("table"), VariantKind::table);
+  EXPECT_EQ(variant_kind_named("bias"), VariantKind::bias);
+  EXPECT_EQ(variant_pairing_named("interleaved"), VariantPairing::interleaved);
+  EXPECT_EQ(variant_pairing_named("half"), VariantPairing::half);
+  EXPECT_EQ(variant_pairing_named("unknown"), VariantPairing::unknown);
+  EXPECT_EQ(variant_verdict_name(VariantVerdict::held), "held");
+  EXPECT_EQ(variant_verdict_name(VariantVerdict::failed), "failed");
+  EXPECT_EQ(variant_verdict_name(VariantVerdict::not_constrained), "not constrained");
+  EXPECT_EQ(variant_verdict_name(VariantVerdict::refused), "refused");
+}
+
+// `refuse` must throw VariantError whose text holds `expected` (variant.hpp: the message names
+// the key and the value).
+void expect_variant_error(const std::function<void()>& refuse, const std::string& expected) {
+  try {
+    refuse();
+    ADD_FAILURE() << "accepted; expected the refusal '" << expected << "'";
+  } catch (const VariantError& error) {
+    EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what() << "\nmissing: " << expected;
+  }
+}
+
+VariantDeclaration bias_declaration(int heads) {
+  VariantDeclaration declaration;
+  declaration.kind = VariantKind::bias;
+  declaration.d = heads;
+  return declaration;
+}
+
+void expect_refused(const VariantDeclaration& declaration, const std::string& expected) {
+  expect_variant_error([&] { validate(declaration); }, expected);
+}
+
+TEST(VariantNames, AnUnknownPairingIsNamedWithTheChoices) {
+  expect_variant_error([] { variant_pairing_named("diagonal"); }, "pairing: 'diagonal' is not a pairing (interleaved, half, unknown)");
+}
+
+// Each key holding a value no variant can have is refused naming the key and the value, and the
+// value at each limit that a variant can have is accepted: d >= 1; rot only on a rotary variant;
+// no pairing on a bias (it has no pairs); amplitude > 0; max_frequency >= 0 (0: a variant that
+// never turns is declared, and reversibility says so); base > 1; max_position >= 1 on every axis;
+// up to kMostAxes (16) axes.
+TEST(VariantDeclarations, EachImpossibleValueIsRefusedNamingTheKeyAndTheValue) {
+  const VariantDeclaration rope = rotary_declaration(8, 0), bias = bias_declaration(4);
+  const auto with = [](VariantDeclaration declaration, const std::function<void(VariantDeclaration&)>& change) {
+    change(declaration);
+    return declaration;
+  };
+  expect_refused(with(rope, [](auto& v) { v.d = 0; }), "d: 0 is not a positive dimension");
+  expect_refused(with(table_declaration(8), [](auto& v) { v.rot = 2; }), "rot: 2 is declared for a table variant");
+  expect_refused(with(bias, [](auto& v) { v.rot = 2; }), "rot: 2 is declared for a bias variant");
+  expect_refused(with(bias, [](auto& v) { v.pairing = VariantPairing::interleaved; }),
+                 "pairing: interleaved is declared for a bias, which has no pairs");
+  expect_refused(with(rope, [](auto& v) { v.amplitude = Decimal(0); }), "amplitude: 0 is not positive");
+  expect_refused(with(rope, [](auto& v) { v.amplitude = Decimal::parse("-1.5"); }), "amplitude: -1.5 is not positive");
+  expect_refused(with(rope, [](auto& v) { v.max_frequency = Decimal::parse("-0.5"); }), "max_frequency: -0.5 is negative");
+  expect_refused(with(rope, [](auto& v) { v.base = Decimal(1); }), "base: 1 is not above 1");
+  expect_refused(with(rope, [](auto& v) { v.max_position = 0; }), "max_position: 0 leaves no position but 0 to draw");
+  expect_refused(with(axes_declaration(8, 2), [](auto& v) { v.axis_max_positions = {16, 0}; }),
+                 "max_position: (16,0) leaves axis 1 no position but 0 to draw");
+  EXPECT_NO_THROW(validate(with(rope, [](auto& v) { v.d = 1; v.pairing = VariantPairing::unknown; })));
+  EXPECT_NO_THROW(validate(with(rope, [](auto& v) { v.max_frequency = Decimal(0); })));
+  EXPECT_NO_THROW(validate(with(rope, [](auto& v) { v.base = Decimal::parse("1.5"); })));
+  EXPECT_NO_THROW(validate(with(rope, [](auto& v) { v.max_position = 1; })));
+  EXPECT_NO_THROW(validate(axes_declaration(8, kMostAxes)));
+  EXPECT_EQ(kMostAxes, 16);  // docs/python.md and AxesOutsideOneToSixteenAreNamed: axes 1 to 16
+}
+
+// variant_text writes each key that is not at its default, in one fixed order (theta and base
+// only under fp32-angle, the only class that forms a float32 theta), and a bias, which has no
+// pairs, without a pairing.
+TEST(VariantDeclarations, TheTextWritesEveryKeySetAwayFromItsDefault) {
+  VariantDeclaration every = rotary_declaration(8, 4);
+  every.rot_at = RotaryPlacement::last;
+  every.precision = PrecisionClass::fp32_angle;
+  every.theta = ThetaRecipe::meta;
+  every.base = Decimal::parse("500000");
+  every.amplitude = Decimal::parse("1.25");
+  every.max_frequency = Decimal::parse("0.5");
+  every.axes = 2;
+  every.axis_max_positions = {4096, 7};
+  EXPECT_EQ(variant_text(every),
+            "variant(kind=rotary,d=8,rot=4,rot_at=last,pairing=half,dtype=fp32,precision=fp32-angle,amplitude=1.25,theta=meta,"
+            "base=500000,max_frequency=0.5,max_position=(4096,7),negative_positions=true,axes=2)");
+  EXPECT_EQ(variant_text(bias_declaration(4)), "variant(kind=bias,d=4,dtype=fp32,precision=exact-angle)");
+}
+
+// A run of no cases would report every relation held having checked nothing.
+TEST(VariantRunner, FewerThanOneCaseIsRefused) {
+  expect_variant_error([] { run_variant_properties(RotaryVariant{}, rotary_declaration(8, 0), {1, 0}); },
+                       "cases: 0 is not a positive number of cases");
+}
+
+// Each form of a relation over several axes draws from its own seed (its own name mixed in), so
+// that the whole relation and its per-axis forms do not draw the same cases and a reported seed
+// replays one form; and the results come in catalog order, then the variant-only relations.
+TEST(VariantRunner, EveryFormHasItsOwnSeedAndResultsComeInCatalogOrder) {
+  const std::vector<VariantPropertyResult> results = run_variant_properties(axial(8, 2), axes_declaration(8, 2), {20261124, 1});
+  std::set<std::uint64_t> seeds;
+  for (const VariantPropertyResult& result : results) EXPECT_TRUE(seeds.insert(result.seed).second) << result.name;
+  std::vector<std::string> relations;
+  for (const VariantPropertyResult& result : results)
+    if (result.name.find('[') == std::string::npos) relations.push_back(result.name);
+  std::vector<std::string> catalog;
+  for (const Property& property : all_properties())
+    if (property.variant != nullptr && property.variant->kind == VariantKind::rotary) catalog.emplace_back(property.name);
+  catalog.push_back("distinctPositionsGiveDistinctRotations");
+  EXPECT_EQ(relations, catalog);
+}
+
+// RapidCheck's standard-error banner is sent to a buffer during a run only: std::cerr writes to
+// its own stream again afterwards. A one-axis bias runs one relation, so a run that left
+// std::cerr on its buffer has not yet touched it once that buffer is gone.
+TEST(VariantRunner, StandardErrorIsRestoredAfterARun) {
+  std::streambuf* const before = std::cerr.rdbuf();
+  run_variant_properties(BiasVariant{}, bias_declaration(4), {1, 1});
+  // Put back before asserting, so that a run that left std::cerr on its buffer (gone by now)
+  // fails here rather than crashing the next write to std::cerr.
+  std::streambuf* const after = std::cerr.rdbuf(before);
+  // As addresses: gtest would print a streambuf by reading it.
+  EXPECT_EQ(static_cast<const void*>(after), static_cast<const void*>(before));
+}
+
+
+// Every result of a run, by name.
+std::map<std::string, VariantPropertyResult> results_of(const VariantKernel& kernel, const VariantDeclaration& declaration,
+                                                        const VariantRunOptions& options) {
+  std::map<std::string, VariantPropertyResult> results;
+  for (VariantPropertyResult& result : run_variant_properties(kernel, declaration, options)) results[result.name] = result;
+  return results;
+}
+
+// What a result was checked over (variant.hpp, VariantPropertyResult::scope): over several axes
+// the form's axes ("all axes", "axis a", "axes a and b"), then, joined by "; ", what the
+// relation checked beyond them (the norm: "each declared pair"); over one axis only the latter.
+TEST(VariantRunner, ScopesNameTheAxesAndWhatTheNormWasCheckedOver) {
+  const auto two = results_of(axial(8, 2), axes_declaration(8, 2), {20261124, 1});
+  EXPECT_EQ(two.at("rotationPreservesNormPerPair").scope, "all axes; each declared pair");
+  EXPECT_EQ(two.at("innerProductDependsOnlyOnRelativePosition").scope, "all axes");
+  EXPECT_EQ(two.at("innerProductDependsOnlyOnRelativePosition[axis 1]").scope, "axis 1");
+  EXPECT_EQ(two.at("rotationsComposeAdditively[axes 0,1]").scope, "axes 0 and 1");
+  const auto one = results_of(RotaryVariant{}, rotary_declaration(8, 0), {20261124, 1});
+  EXPECT_EQ(one.at("rotationPreservesNormPerPair").scope, "each declared pair");
+  EXPECT_EQ(one.at("innerProductDependsOnlyOnRelativePosition").scope, "");
+}
+
+// A refused relation says what the declaration lacks: a rotated pair (asked first, since no
+// other key would help without one), negative positions, pass-through dims, or a table's pairs.
+TEST(VariantRunner, RefusalsSayWhatTheDeclarationLacks) {
+  RotaryVariant single;
+  single.d = 1;
+  single.rotated = 1;
+  VariantDeclaration one_element = rotary_declaration(1, 0);
+  one_element.pairing = VariantPairing::unknown;
+  one_element.negative_positions = false;
+  const std::string no_pair = "only 1 element is rotated: no pair turns, so the relation could not fail on any rotation";
+  const auto single_results = results_of(single, one_element, {1, 1});
+  EXPECT_EQ(single_results.at("rotationPreservesNormPerPair").reason, no_pair);
+  EXPECT_EQ(single_results.at("rotationAtNegatedPositionIsTheTranspose").reason, no_pair);
+  EXPECT_EQ(single_results.at("partialRotaryLeavesPassThroughDimsBitIdentical").reason,
+            "the declaration rotates all d = 1 elements (rot = 0 or d): there is no pass-through dim to check");
+  VariantDeclaration forward_only = rotary_declaration(8, 8);  // rot = d: every element turns
+  forward_only.negative_positions = false;
+  const auto forward = results_of(RotaryVariant{}, forward_only, {1, 1});
+  EXPECT_EQ(forward.at("rotationAtNegatedPositionIsTheTranspose").verdict, VariantVerdict::refused);
+  EXPECT_EQ(forward.at("rotationAtNegatedPositionIsTheTranspose").reason,
+            "the relation evaluates f at -a, and the declaration says the variant takes no negative positions "
+            "(declare negative_positions to run it)");
+  EXPECT_EQ(forward.at("partialRotaryLeavesPassThroughDimsBitIdentical").verdict, VariantVerdict::refused);
+  EXPECT_EQ(forward.at("partialRotaryLeavesPassThroughDimsBitIdentical").reason,
+            "the declaration rotates all d = 8 elements (rot = 0 or d): there is no pass-through dim to check");
+  VariantDeclaration unpaired = table_declaration(8);
+  unpaired.pairing = VariantPairing::unknown;
+  for (const VariantPropertyResult& result : run_variant_properties(TableVariant{}, unpaired, {1, 1})) {
+    EXPECT_EQ(result.verdict, VariantVerdict::refused) << result.name;
+    EXPECT_EQ(result.reason, "the table's pairing is unknown: M_k is read pair by pair from PE(0) and PE(k), and a pair's radius "
+                             "needs the pair (declare pairing=interleaved or half)")
+        << result.name;
+  }
+}
+
+// A reported seed replays a property: the run's seed decides what every relation draws (the
+// same seed, the same positions in the same order; another seed, others).
+TEST(VariantRunner, TheRunsSeedDecidesWhatIsDrawn) {
+  struct Recording final : VariantKernel {
+    RotaryVariant rope;
+    mutable std::vector<std::int64_t> positions;
+    std::vector<double> evaluate(const VariantBatch& batch) const override {
+      positions.insert(positions.end(), batch.positions.begin(), batch.positions.end());
+      return rope.evaluate(batch);
+    }
+  };
+  const auto drawn = [](std::uint64_t seed) {
+    Recording recording;
+    run_variant_properties(recording, rotary_declaration(8, 0), {seed, 20});
+    return recording.positions;
+  };
+  EXPECT_EQ(drawn(20261124), drawn(20261124));
+  EXPECT_NE(drawn(20261124), drawn(20261125));
+}
+
+// A result's counts. A failed relation: the cases that held before the failing one; true RoPE
+// that throws from its sixth call on fails the norm relation, which calls the kernel once per
+// case (error_bounds reads the call back), at case 6, after 5 held. A relation not constrained:
+// the cases it did check, as its reason says, beside the wholly unconstrained ones; under
+// fp32-angle at 2^40 radians per position only p = 0 (one of gen_position's edges) leaves the
+// norm constrained, and RapidCheck gives up once the discarded cases pass 10 (its
+// maxDiscardRatio) times the cases asked for.
+TEST(VariantRunner, FailedAndNotConstrainedResultsCountTheCasesTheyChecked) {
+  struct ThrowsFromTheSixthCall final : VariantKernel {
+    RotaryVariant rope;
+    mutable int calls = 0;
+    std::vector<double> evaluate(const VariantBatch& batch) const override {
+      if (++calls >= 6) throw std::runtime_error("called a sixth time");
+      return rope.evaluate(batch);
+    }
+  };
+  const VariantPropertyResult failed =
+      results_of(ThrowsFromTheSixthCall{}, rotary_declaration(8, 0), {20261124, kCases}).at("rotationPreservesNormPerPair");
+  ASSERT_EQ(failed.verdict, VariantVerdict::failed);
+  EXPECT_EQ(failed.cases, 5);
+  VariantDeclaration fast = rotary_declaration(8, 0);
+  fast.precision = PrecisionClass::fp32_angle;
+  fast.max_frequency = Decimal::parse("1099511627776");
+  const VariantPropertyResult unconstrained = results_of(RotaryVariant{}, fast, {20261124, kCases}).at("rotationPreservesNormPerPair");
+  ASSERT_EQ(unconstrained.verdict, VariantVerdict::not_constrained);
+  std::smatch counts;
+  ASSERT_TRUE(std::regex_search(unconstrained.reason, counts, std::regex("\\(([0-9]+) cases wholly unconstrained, ([0-9]+) checked\\)")))
+      << unconstrained.reason;
+  EXPECT_EQ(std::stoi(counts[2]), unconstrained.cases) << unconstrained.reason;
+  EXPECT_GT(unconstrained.cases, 0) << unconstrained.reason;
+  EXPECT_GT(std::stoi(counts[1]), 10 * kCases) << unconstrained.reason;
+}
+
+// unconstrained_cases counts the cases that checked some comparisons and left others out: with
+// 4 of 8 elements rotated at 2^40 radians per position under fp32-angle, the rotated pairs'
+// terms are unconstrained past p = 0 while the pass-through terms (exact, bound 0) are
+// checked, so some cases are partly unconstrained, and no more than the cases that held.
+TEST(VariantRunner, PartlyUnconstrainedCasesAreCountedPerRelation) {
+  RotaryVariant rope;
+  rope.rotated = 4;
+  VariantDeclaration fast = rotary_declaration(8, 4);
+  fast.precision = PrecisionClass::fp32_angle;
+  fast.max_frequency = Decimal::parse("1099511627776");
+  const VariantPropertyResult relative = results_of(rope, fast, {20261124, kCases}).at("innerProductDependsOnlyOnRelativePosition");
+  ASSERT_EQ(relative.verdict, VariantVerdict::held) << relative.reason << relative.counterexample;
+  EXPECT_GT(relative.unconstrained_cases, 0u);
+  EXPECT_LE(relative.unconstrained_cases, static_cast<std::uint64_t>(relative.cases));
+}
+
+// A counterexample labels each drawn value by what it is: the linearity split, and for
+// reversibility the offset's pattern and the axes it moved along.
+TEST(VariantRunner, CounterexamplesLabelTheSplitTheOffsetAndTheAxis) {
+  const VariantPropertyResult linearity = results_of(PairGainVariant{}, rotary_declaration(8, 0), {20261124, kCases}).at("rotationIsLinearInX");
+  ASSERT_EQ(linearity.verdict, VariantVerdict::failed);
+  EXPECT_NE(linearity.counterexample.find("\n    split (true: x_A): ["), std::string::npos) << linearity.counterexample;
+  AxesRotary shared;
+  shared.omega = {{}, {}};
+  for (int i = 0; i < 4; ++i) {
+    shared.omega[0].push_back(frequency(i, 8));
+    shared.omega[1].push_back(frequency(i, 8));
+  }
+  const VariantPropertyResult collision =
+      results_of(shared, axes_declaration(8, 2), {20261124, kCases}).at("distinctPositionsGiveDistinctRotations");
+  ASSERT_EQ(collision.verdict, VariantVerdict::failed);
+  EXPECT_NE(collision.counterexample.find("\n    offset: along two axes, (m, -m)"), std::string::npos) << collision.counterexample;
+  EXPECT_TRUE(std::regex_search(collision.counterexample, std::regex("\n    axis: [01]\n"))) << collision.counterexample;
+}
+
+// A bias's case names each point's key after its query position (variant_relations.hpp:
+// "at 5:2").
+TEST(VariantSubject, ABiasCaseNamesTheKeyAfterTheQuery) {
+  RelationSubject subject;
+  subject.name = "variant(kind=bias,d=4)";
+  subject.carrier = carrier_spec(bias_declaration(4));
+  EXPECT_EQ(subject.case_text({AxesPoint{{7}, {4}}, AxesPoint{{5}, {2}}}), "variant(kind=bias,d=4) at 7:4; 5:2");
+}
+
+// The evaluator reads its last call back only for the same query, key and input: a bias at
+// one query position and another key is the kernel's value there, not the last one's.
+TEST(VariantSubject, TheLastCallIsReadBackOnlyForTheSameKey) {
+  const BiasVariant alibi;
+  const auto evaluator = variant_evaluator(alibi, bias_declaration(4));
+  evaluator->evaluate(AxesPoint{{5}, {2}}, {});
+  const std::vector<Wide> again = evaluator->evaluate(AxesPoint{{5}, {4}}, {});
+  VariantBatch batch;
+  batch.positions = {5};
+  batch.keys = {4};
+  const std::vector<double> direct = alibi.evaluate(batch);
+  EXPECT_EQ(again, std::vector<Wide>(direct.begin(), direct.end()));
+}
+
+// A pass-through element comes back exactly (the relation holds it bit for bit), so its bound
+// is 0 and every inner-product term it forms is checked exactly; the rotated elements' bounds
+// are the class's, finite and positive.
+TEST(VariantSubject, PassThroughElementsAreBoundedByZero) {
+  RotaryVariant rope;
+  rope.rotated = 4;
+  const auto evaluator = variant_evaluator(rope, rotary_declaration(8, 4));
+  const std::vector<Wide> x = {Wide(1), Wide(-2), Wide("0.5"), Wide(3), Wide(4), Wide(-5), Wide(6), Wide(7)};
+  const std::vector<Wide> bounds = evaluator->error_bounds(AxesPoint{{1000}, {}}, x);
+  for (std::size_t e = 0; e < 4; ++e) EXPECT_TRUE(isfinite(bounds[e]) && bounds[e] > 0) << e << ": " << bounds[e];
+  for (std::size_t e = 4; e < 8; ++e) EXPECT_EQ(bounds[e], 0) << e;
+}
+
+
+// The carrier names the elements the relations check (variant_subject.hpp): rot = d rotates every
+// element, as rot = 0 does, so both carry the same spec; rot_at = last puts the pass-through
+// dims first; a bias's carrier has one head per declared d.
+TEST(VariantSubject, TheCarrierNamesTheDeclaredElements) {
+  EXPECT_EQ(carrier_spec(rotary_declaration(8, 8)), carrier_spec(rotary_declaration(8, 0)));
+  VariantDeclaration last = rotary_declaration(8, 4);
+  last.rot_at = RotaryPlacement::last;
+  EXPECT_EQ(pass_through_elements(carrier_spec(last)), (std::vector<std::size_t>{0, 1, 2, 3}));
+  const Spec bias = carrier_spec(bias_declaration(4));
+  EXPECT_EQ(bias.family, Family::alibi);
+  EXPECT_EQ(bias.heads, 4);
 }
 
 }  // namespace
