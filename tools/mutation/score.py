@@ -9,9 +9,10 @@ a file, taken in an order shuffled by a seeded generator, so that a run repeats.
 Most of universalmutator's mutants do not compile (a `<` of a template turned into `==`), so the
 budget counts mutants that build: the room's files take turns, each turn taking its file's next
 mutants until one builds, until the room has --per-room of them. A mutant is first compiled alone
-(the object files of its file, or of the header's own .cpp), and only then are the room's test
-binaries relinked, with what they run (the CLI, the plugins: their add_dependencies); a mutant
-that fails either step did not build. Then the room's tests run, stopping at the first failure:
+(the object files of its file, or of the header's own .cpp), stopping at the first error
+(tools/mutation/first_error_launcher.sh), and only then are the room's test binaries relinked,
+with what they run (the CLI, the plugins: their add_dependencies); a mutant that fails either
+step did not build. Then the room's tests run, stopping at the first failure:
 killed, survived or timed out. The original is written back after each. The working tree is
 never written to.
 
@@ -33,6 +34,7 @@ not.
 import argparse
 import dataclasses
 import difflib
+import fcntl
 import json
 import os
 import pathlib
@@ -134,6 +136,15 @@ ROOMS = {
         PROPERTY_BUDGET),
 }
 
+# Each room's whole time at 40 built mutants on seed 441157640 (tools/MUTATION.md, sessions 41 and
+# 42, 2 cores), used only to hand out the longest rooms first when rooms run in several jobs: the
+# jobs then end close together (longest processing time first).
+MEASURED_MINUTES = {
+    "precision": 41, "harness-verifiers": 18, "harness-results": 14, "backends-calls": 17, "reports": 9,
+    "spec": 12, "tensorfiles": 14, "properties-variant": 21, "harness-screening": 24, "harness-drawing": 30,
+    "harness-isolation": 32, "reference": 33, "properties-rotary": 53, "properties-catalog": 50,
+}
+
 
 def tree_files(repo):
     listed = subprocess.run(["git", "-C", repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -175,9 +186,9 @@ def run(command, timeout, cwd=None, environment=()):
         return None, "timed out"
 
 
-def build(build_dir, targets, timeout):
+def build(build_dir, targets, timeout, environment=()):
     """ninja on `targets` (every target when empty)."""
-    return run(["ninja", "-C", str(build_dir), "-j", str(os.cpu_count() or 2), *targets], timeout)
+    return run(["ninja", "-C", str(build_dir), "-j", str(os.cpu_count() or 2), *targets], timeout, environment=environment)
 
 
 def room_targets(room):
@@ -247,6 +258,10 @@ def changed_line(original, mutant):
     return " / ".join(lines)
 
 
+# Set for the mutant's own compile: the scratch build's launcher then stops at the first error.
+MUTANT_COMPILE = (("PECONFORM_MUTANT_COMPILE", "1"),)
+
+
 def try_mutant(build_dir, tree, room, name, mutant_text, timeouts, timeout):
     """Plants one mutant, builds, tests and writes the original back; returns its status."""
     path = tree / name
@@ -254,7 +269,7 @@ def try_mutant(build_dir, tree, room, name, mutant_text, timeouts, timeout):
     write_newer(path, mutant_text)
     try:
         objects = objects_of(build_dir, tree, name)
-        code, _ = build(build_dir, objects, timeout) if objects else (0, "")
+        code, _ = build(build_dir, objects, timeout, MUTANT_COMPILE) if objects else (0, "")
         if code == 0:
             code, _ = build(build_dir, room_targets(room), timeout)
         if code is None:
@@ -327,19 +342,34 @@ def fresh_seed(ledger, commit, rooms):
     return seed
 
 
+def next_room(queue):
+    """Takes the first room off the queue file (one room a line), under a lock the jobs share;
+    None when it is empty."""
+    with open(queue, "r+") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        rooms = file.read().split()
+        file.seek(0)
+        file.truncate()
+        file.write("".join(f"{room}\n" for room in rooms[1:]))
+        return rooms[0] if rooms else None
+
+
 def score_in_jobs(args, repo, rooms):
-    """Scores the rooms in --jobs processes of this script, each on every jobs-th room in its own
-    scratch copy, with the one seed drawn here and one log; prints their tables in job order. The
-    rooms are independent (each starts from a build of the whole tree), so a room's results do
-    not depend on the job it ran in."""
+    """Scores the rooms in --jobs processes of this script, each in its own scratch copy, with the
+    one seed drawn here and one log; a job that finishes a room takes the next from a queue, the
+    longest (MEASURED_MINUTES) first; prints their tables in job order. The rooms are independent
+    (each starts from a build of the whole tree), so a room's results do not depend on the job it
+    ran in."""
     log = args.log or str(pathlib.Path(repo) / args.scratch / "results.jsonl")
     pathlib.Path(log).parent.mkdir(parents=True, exist_ok=True)
+    queue = pathlib.Path(repo) / args.scratch / "rooms-queue"
+    queue.write_text("".join(f"{room}\n" for room in sorted(rooms, key=lambda room: -MEASURED_MINUTES[room])))
     jobs = []
     for index in range(min(args.jobs, len(rooms))):
         scratch = args.scratch if index == 0 else f"{args.scratch}-{index + 1}"
         command = [sys.executable, __file__, "--jobs", "1", "--seed", str(args.seed), "--per-room", str(args.per_room),
                    "--timeout", str(args.timeout), "--scratch", scratch, "--log", log, "--mutate", args.mutate,
-                   *rooms[index::args.jobs]]
+                   "--queue", str(queue)]
         jobs.append(subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True))
     outputs = [job.communicate()[0] for job in jobs]
     for output in outputs:
@@ -362,8 +392,10 @@ def main():
     parser.add_argument("--log", default="", help="JSON lines, one per mutant (default SCRATCH/results.jsonl)")
     parser.add_argument("--mutate", default="mutate", help="universalmutator's command")
     parser.add_argument("--jobs", type=int, default=2,
-                        help="rooms scored at once, each job in its own scratch copy (SCRATCH, SCRATCH-2, ...) on its share "
-                             "of the rooms, taken in turn; default 2: a mutant's compile and most tests use one core")
+                        help="rooms scored at once, each job in its own scratch copy (SCRATCH, SCRATCH-2, ...), taking the "
+                             "next room, longest first, when it finishes one; default 2: a mutant's compile and most tests "
+                             "use one core")
+    parser.add_argument("--queue", default="", help=argparse.SUPPRESS)  # the rooms' queue a job of --jobs takes from
     args = parser.parse_args()
     unknown = [r for r in args.rooms if r not in ROOMS]
     if unknown:
@@ -379,7 +411,7 @@ def main():
     commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
     rooms = args.rooms or list(ROOMS)
     args.seed = fresh_seed(pathlib.Path(repo) / SEEDS, commit, rooms) if args.seed == "fresh" else int(args.seed)
-    if args.jobs > 1 and len(rooms) > 1:
+    if args.jobs > 1 and len(rooms) > 1 and not args.queue:
         return score_in_jobs(args, repo, rooms)
     scratch = (pathlib.Path(repo) / args.scratch).resolve()
     tree, build_dir = scratch / "tree", scratch / "tree" / "build" / "release"
@@ -390,17 +422,21 @@ def main():
     # build/release does below the working tree, so with ccache's base_dir at the working tree the
     # two builds compile the same relative paths and share ccache's objects.
     os.environ.setdefault("CCACHE_BASEDIR", repo)
-    if not (build_dir / "compile_commands.json").exists():
-        code, output = run(["cmake", "--preset", "release", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"], args.timeout, cwd=tree)
-        if code != 0:
-            sys.exit(f"error: configuring the scratch build failed:\n{output[-4000:]}")
+    code, output = run(["cmake", "--preset", "release", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                        f"-DCMAKE_CXX_COMPILER_LAUNCHER={tree / 'tools/mutation/first_error_launcher.sh'}"], args.timeout, cwd=tree)
+    if code != 0:
+        sys.exit(f"error: configuring the scratch build failed:\n{output[-4000:]}")
 
     print(f"# mutation score at {commit}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
           f"--per-room {args.per_room} --seed {args.seed}")
     sys.stdout.flush()
     with open(log_path, "a") as log:
-        for room_name in rooms:
-            score_room(args, room_name, tree, build_dir, scratch, commit, log)
+        if args.queue:
+            while (room_name := next_room(args.queue)) is not None:
+                score_room(args, room_name, tree, build_dir, scratch, commit, log)
+        else:
+            for room_name in rooms:
+                score_room(args, room_name, tree, build_dir, scratch, commit, log)
 
 
 if __name__ == "__main__":
