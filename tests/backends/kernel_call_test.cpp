@@ -115,5 +115,73 @@ TEST(InputValues, ALearnedCallsInputIsItsWholeTableInRowOrder) {
   for (int e = 0; e < 6; ++e) EXPECT_EQ(values[static_cast<std::size_t>(e)], Wide(10 + e)) << e;
 }
 
+
+// T5 buckets and Shaw indices are int32 and may be negative in a faulty kernel's output: the
+// widened value must be the signed one, so that a failing element's text shows -1, not 4294967295.
+TEST(ElementValues, Int32BitsAreReadAsASignedInteger) {
+  EXPECT_EQ(widened(ElementType::int32, 0xffffffffu), -1.0);
+  EXPECT_EQ(widened(ElementType::int32, 0x80000000u), -2147483648.0);
+  EXPECT_EQ(widened(ElementType::int32, 0x7fffffffu), 2147483647.0);
+}
+
+// element_bits rounds to nearest, each value chosen just past the halfway point between two
+// neighbours of its type, so that truncation, or a second rounding through float for fp16, lands
+// on the lower one. The expected bits are the IEEE encodings of 1 and of 1 + one ulp: fp32's ulp
+// at 1 is 2^-23 (0x3f800001), fp16's 2^-10 (0x3c01), bf16's 2^-7 (0x3f81).
+TEST(ElementBits, ADoubleIsRoundedToNearestInEachType) {
+  const double past_fp32_half = 1 + 0x1p-24 + 0x1p-40;
+  EXPECT_EQ(element_bits(ElementType::fp64, past_fp32_half), std::bit_cast<std::uint64_t>(past_fp32_half));
+  EXPECT_EQ(element_bits(ElementType::fp32, past_fp32_half), 0x3f800001u);
+  // 2^-30 is lost in float (below its half ulp, 2^-24): through float this would be a tie, even 0x3c00.
+  EXPECT_EQ(element_bits(ElementType::fp16, 1 + 0x1p-11 + 0x1p-30), 0x3c01u);
+  // Exact in float, past bf16's halfway point 1 + 2^-8: truncating the float's low half gives 0x3f80.
+  EXPECT_EQ(element_bits(ElementType::bf16, 1 + 0x1p-8 + 0x1p-9), 0x3f81u);
+  // bf16 rounds through float (kernel_call.hpp), as the CPU kernels store it: 1 + 2^-8 + 2^-32 is
+  // 1 + 2^-8 in float, a tie that goes to even, 1.0, where one rounding from double gives 0x3f81.
+  EXPECT_EQ(element_bits(ElementType::bf16, 1 + 0x1p-8 + 0x1p-32), 0x3f80u);
+  // Each rounded value widens back to the type's own value.
+  EXPECT_EQ(widened(ElementType::fp16, element_bits(ElementType::fp16, 1 + 0x1p-11 + 0x1p-30)), 1 + 0x1p-10);
+}
+
+// The sentinel codes run from 1 to 2 * kMaxOperands * 3 (sentinels_of): the base below them
+// (code 0) and the code one past the last are plain values of the type, never a sentinel. The
+// base is read off sentinels_of: slot 0's guard is base + 1.
+TEST(Sentinels, TheCodesJustOutsideTheirRangeAreNoSentinels) {
+  for (const ElementType type : kTypes) {
+    const std::uint64_t base = sentinels_of(type, 0).guard - 1;
+    const std::uint64_t past_last = sentinels_of(type, 2 * kMaxOperands - 1).unwritten + 1;
+    EXPECT_EQ(past_last, base + 2 * kMaxOperands * 3 + 1);
+    EXPECT_FALSE(sentinel_origin(type, base)) << std::hex << base;
+    EXPECT_FALSE(sentinel_origin(type, past_last)) << std::hex << past_last;
+  }
+}
+
+// Only a float's sign is ignored: an int32 sentinel with its top bit set is a negative integer
+// (0xde171e01, about -5.5e8), which a kernel may compute, not a sentinel.
+TEST(Sentinels, AnInt32SentinelWithItsTopBitSetIsNone) {
+  const std::uint64_t guard = sentinels_of(ElementType::int32, 0).guard;
+  ASSERT_TRUE(sentinel_origin(ElementType::int32, guard));
+  EXPECT_FALSE(sentinel_origin(ElementType::int32, guard | 0x80000000u)) << std::hex << (guard | 0x80000000u);
+}
+
+// An element left holding an output's unwritten sentinel is "unwritten"; one holding a guard's or
+// a padding's (a read out of bounds copied it there) is "out-of-bounds"; any other value is no kind.
+// Where the kernel's own array supplied the elements, peconform wrote none of those bits: no kind.
+TEST(Sentinels, EachRoleHasItsFailureKindExceptInAKernelsOwnArray) {
+  for (const ElementType type : kTypes) {
+    const Sentinels s = sentinels_of(type, output_slot(0));
+    EXPECT_EQ(sentinel_kind(type, s.unwritten), "unwritten");
+    EXPECT_EQ(sentinel_kind(type, s.guard), "out-of-bounds");
+    EXPECT_EQ(sentinel_kind(type, s.padding), "out-of-bounds");
+    EXPECT_EQ(sentinel_kind(type, element_bits(type, 1.0)), std::string_view{});
+    Buffer out;
+    out.type = type;
+    EXPECT_EQ(sentinel_kind(out, s.unwritten), "unwritten");
+    out.kernel_array = true;
+    EXPECT_EQ(sentinel_kind(out, s.unwritten), std::string_view{});
+    EXPECT_EQ(sentinel_kind(out, s.guard), std::string_view{});
+  }
+}
+
 }  // namespace
 }  // namespace peconform
