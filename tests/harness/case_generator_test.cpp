@@ -472,5 +472,419 @@ TEST(CaseGenerator, AnElementBoundBelowOneVectorIsRefusedByName) {
   }
 }
 
+// The message of the SpecError `draw` throws, or "" when it throws none.
+template <class Draw> std::string refusal(Draw draw) {
+  try {
+    draw();
+  } catch (const SpecError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// A bound below one row of a table, or below a learned table, is refused by name, as a rotary
+// call's is (AnElementBoundBelowOneVectorIsRefusedByName).
+TEST(CaseGenerator, AnElementBoundBelowOneRowOrTheLearnedTableIsRefusedByName) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  Profile smoke = profile_named("smoke");
+  const auto refused = [&](const char* spec, std::int64_t bound) {
+    CaseFilters filters;
+    filters.spec = Spec::parse(spec);
+    smoke.largest_tensor_elements = bound;
+    return refusal([&] { draw_case(kSeed, 0, campaign_cells(capabilities, filters), filters, smoke, capabilities); });
+  };
+  EXPECT_NE(refused("sinusoidal(d=64)", 63).find("max_elements is 63, below the 64 elements of one row of d=64"), std::string::npos);
+  EXPECT_EQ(refused("sinusoidal(d=64)", 64), "");
+  // The table is an input of rows x d elements, whatever the call's tokens.
+  EXPECT_NE(refused("learned(d=16,rows=64)", 1023).find("max_elements is 1023, below the 1024 elements of the table of 64 rows"),
+            std::string::npos);
+  EXPECT_EQ(refused("learned(d=16,rows=64)", 1024), "");
+}
+
+// Under an element bound, the key operand gives way with the query heads: K is never larger than Q.
+TEST(CaseGenerator, AnElementBoundHoldsForTheKeyOperandToo) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  constexpr std::int64_t kBound = 4096;
+  Profile ci = profile_named("ci");
+  ci.largest_tensor_elements = kBound;
+  CaseFilters filters;
+  filters.families = {Family::rope};
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  int keyed = 0;
+  for (std::uint64_t k = 0; k < 300; ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, filters, ci, capabilities);
+    keyed += c.kv_heads > 0;
+    EXPECT_LE(c.batch * c.seq * c.kv_heads * std::int64_t{c.spec.d}, kBound) << c.text();
+  }
+  EXPECT_GT(keyed, 0) << "no case had a key operand";
+}
+
+// The table, bias and learned calls keep within the call budget (the smaller of the profile's and
+// the backend's largest call), as the rotary calls do (EveryProfileDrawsUpTo128HeadsWithinItsBudget):
+// here a backend of 4,096 elements a call, below the 8,192 of a learned call's 512 tokens of d = 16
+// or an ALiBi call's 512 queries of 16 heads, so that each dimension must give way.
+TEST(CaseGenerator, TableBiasAndLearnedCallsKeepWithinTheCallBudget) {
+  BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  capabilities.largest_call_elements = 4096;
+  const Profile smoke = profile_named("smoke");
+  const std::int64_t budget = std::min(smoke.largest_call_elements, capabilities.largest_call_elements);
+  for (const Family family : {Family::sinusoidal, Family::xl, Family::alibi, Family::t5, Family::shaw, Family::learned}) {
+    CaseFilters filters;
+    filters.families = {family};
+    const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+    std::int64_t largest = 0;
+    for (std::uint64_t k = 0; k < 300; ++k) {
+      const CaseDescription c = draw_case(kSeed, k, cells, filters, smoke, capabilities);
+      // A learned call's table (at most 64 rows of d = 16) is the spec's, not the call's.
+      const std::int64_t call = family == Family::learned ? c.batch * c.seq * c.spec.d : largest_tensor(c);
+      EXPECT_LE(call, budget) << c.text();
+      largest = std::max(largest, call);
+    }
+    // The budget is reached, not merely kept: a call is halved only while it exceeds it.
+    EXPECT_GT(largest, budget / 4) << family_name(family);
+  }
+}
+
+// rope's cases on `profile` for a kernel of `capabilities`, over the first cycle of cells and
+// three runs of 64 (as EveryFamilyFilterOnTheDeepProfileDrawsCasesItsFamilyTakes draws them):
+// the long calls (more than 65,536 tokens) and the huge ones (past 2^31 elements) among them.
+struct BigCalls {
+  std::vector<CaseDescription> long_calls, huge;
+};
+BigCalls big_calls(const BackendCapabilities& capabilities, const Profile& profile) {
+  CaseFilters filters;
+  filters.families = {Family::rope};
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  BigCalls big;
+  for (std::uint64_t k = 0; k < std::max<std::uint64_t>(2 * cells.size(), 3 * 64); ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, filters, profile, capabilities);
+    if (elements(c) > kTwoTo31)
+      big.huge.push_back(c);
+    else if (c.seq > 65536)
+      big.long_calls.push_back(c);
+  }
+  return big;
+}
+
+// The most elements of a long call, one head of up to 2 x 65,536 tokens of up to 256 dims, and its
+// most tokens; the huge call's, 2^31 passed by less than one token of 128 heads of d = 512, and its
+// tokens at 32 heads of the smallest d (2), one past 2^31 / 64.
+constexpr std::int64_t kLongCallElements = std::int64_t{1} << 25, kLongCallTokens = std::int64_t{1} << 17;
+constexpr std::int64_t kHugeCallElements = kTwoTo31 + 128 * 512, kHugeCallTokens = kTwoTo31 / 64 + 1;
+
+// The long calls are one head of one batch row with no key operand; the huge call is 32, 64 or
+// 128 heads of one batch row, in place (4 GiB out of place would be 8), unpadded, bshd.
+TEST(CaseGenerator, LongAndHugeCallsHaveTheirStatedShapes) {
+  const BigCalls big = big_calls(make_backend("cpu")->capabilities(), profile_named("deep"));
+  EXPECT_EQ(big.long_calls.size(), 3u);
+  for (const CaseDescription& c : big.long_calls) {
+    EXPECT_EQ(c.heads, 1) << c.text();
+    EXPECT_EQ(c.kv_heads, 0) << c.text();
+    EXPECT_EQ(c.batch, 1) << c.text();
+  }
+  ASSERT_EQ(big.huge.size(), 1u);
+  const CaseDescription& huge = big.huge.front();
+  EXPECT_TRUE(huge.heads == 32 || huge.heads == 64 || huge.heads == 128) << huge.text();
+  EXPECT_EQ(huge.kv_heads, 0) << huge.text();
+  EXPECT_EQ(huge.batch, 1) << huge.text();
+  EXPECT_TRUE(huge.in_place) << huge.text();
+  EXPECT_EQ(huge.pad, 0) << huge.text();
+  EXPECT_EQ(huge.order, "bshd") << huge.text();
+}
+
+// A backend takes the long calls only where its calls may reach their size, and the huge call
+// only where they may pass 2^31 elements and be made in place.
+TEST(CaseGenerator, ABackendTakesTheLongAndHugeCallsOnlyWhereItsCallsHoldThem) {
+  const BackendCapabilities cpu = make_backend("cpu")->capabilities();
+  const Profile deep = profile_named("deep");
+  BackendCapabilities kernel = cpu;
+  kernel.largest_call_elements = kLongCallElements - 1;
+  EXPECT_TRUE(big_calls(kernel, deep).long_calls.empty());
+  kernel.largest_call_elements = kLongCallElements;
+  EXPECT_EQ(big_calls(kernel, deep).long_calls.size(), 3u);
+  kernel.largest_call_elements = kTwoTo31;
+  EXPECT_TRUE(big_calls(kernel, deep).huge.empty());
+  kernel.largest_call_elements = kTwoTo31 + 1;
+  EXPECT_EQ(big_calls(kernel, deep).huge.size(), 1u);
+  kernel.takes.in_place = false;
+  EXPECT_TRUE(big_calls(kernel, deep).huge.empty());
+}
+
+// A run's token bound alone, or its element bound alone, leaves out the long and huge calls it
+// has no room for, and keeps those it has room for.
+TEST(CaseGenerator, EachBoundAloneLeavesOutTheLongAndHugeCallsItHasNoRoomFor) {
+  const BackendCapabilities cpu = make_backend("cpu")->capabilities();
+  const auto bounded = [](std::int64_t elements, std::int64_t tokens) {
+    Profile deep = profile_named("deep");
+    deep.largest_tensor_elements = elements;
+    deep.most_tokens = tokens;
+    return deep;
+  };
+  EXPECT_TRUE(big_calls(cpu, bounded(0, kLongCallTokens - 1)).long_calls.empty());
+  EXPECT_EQ(big_calls(cpu, bounded(0, kLongCallTokens)).long_calls.size(), 3u);
+  EXPECT_TRUE(big_calls(cpu, bounded(kLongCallElements - 1, 0)).long_calls.empty());
+  EXPECT_EQ(big_calls(cpu, bounded(kLongCallElements, 0)).long_calls.size(), 3u);
+  EXPECT_TRUE(big_calls(cpu, bounded(0, kHugeCallTokens - 1)).huge.empty());
+  EXPECT_EQ(big_calls(cpu, bounded(0, kHugeCallTokens)).huge.size(), 1u);
+  EXPECT_TRUE(big_calls(cpu, bounded(kHugeCallElements - 1, 0)).huge.empty());
+  EXPECT_EQ(big_calls(cpu, bounded(kHugeCallElements, 0)).huge.size(), 1u);
+}
+
+// ci draws long_calls_per_family long calls for each rotary family in its first cycle of cells,
+// and none after it; smoke none at all; neither draws the huge call.
+TEST(CaseGenerator, CiDrawsItsLongCallsInTheFirstCycleAndSmokeNone) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, {});
+  for (const char* name : {"ci", "smoke"}) {
+    const Profile profile = profile_named(name);
+    std::vector<Family> first_cycle;
+    int later = 0, huge = 0;
+    for (std::uint64_t k = 0; k < cells.size() + 3 * 64; ++k) {
+      const CaseDescription c = draw_case(kSeed, k, cells, {}, profile, capabilities);
+      if (elements(c) > kTwoTo31)
+        ++huge;
+      else if (c.seq > 65536 && k < cells.size())
+        first_cycle.push_back(c.spec.family);
+      else if (c.seq > 65536)
+        ++later;
+    }
+    for (const Family family : capabilities.families)
+      EXPECT_EQ(std::count(first_cycle.begin(), first_cycle.end(), family), is_rotary(family) ? profile.long_calls_per_family : 0)
+          << name << " " << family_name(family);
+    EXPECT_EQ(later, 0) << name;
+    EXPECT_EQ(huge, 0) << name;
+  }
+}
+
+// A kernel that does not take a kind of call is never drawn one: each CallsTaken flag cleared in
+// turn, every case keeps to it, where the draws for a kernel taking everything do not.
+TEST(CaseGenerator, ACaseIsNarrowedToTheCallsItsKernelTakes) {
+  struct Narrowing {
+    const char* what;
+    bool CallsTaken::*flag;
+    bool (*kept)(const CaseDescription&);
+  };
+  const Narrowing narrowings[] = {
+      {"in place", &CallsTaken::in_place, [](const CaseDescription& c) { return !is_rotary(c.spec.family) || !c.in_place; }},
+      {"out of place", &CallsTaken::out_of_place, [](const CaseDescription& c) { return !is_rotary(c.spec.family) || c.in_place; }},
+      {"key operand", &CallsTaken::key_operand, [](const CaseDescription& c) { return c.kv_heads == 0; }},
+      {"int64 ids", &CallsTaken::ids64, [](const CaseDescription& c) { return c.spec.family == Family::sinusoidal || !c.ids64; }},
+      {"int32 ids", &CallsTaken::ids32, [](const CaseDescription& c) { return c.spec.family == Family::sinusoidal || c.ids64; }},
+      {"strided", &CallsTaken::strided, [](const CaseDescription& c) { return c.order == "bshd" && c.pad == 0; }},
+  };
+  const BackendCapabilities every_call = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.families = {Family::rope, Family::learned, Family::sinusoidal};
+  const std::vector<CaseCell> cells = campaign_cells(every_call, filters);
+  for (const Narrowing& narrowing : narrowings) {
+    BackendCapabilities narrowed = every_call;
+    narrowed.takes.*narrowing.flag = false;
+    int unkept = 0;
+    for (std::uint64_t k = 0; k < 200; ++k) {
+      unkept += !narrowing.kept(draw_case(kSeed, k, cells, filters, profile_named("ci"), every_call));
+      const CaseDescription c = draw_case(kSeed, k, cells, filters, profile_named("ci"), narrowed);
+      EXPECT_TRUE(narrowing.kept(c)) << narrowing.what << ": " << c.text();
+    }
+    EXPECT_GT(unkept, 0) << "a kernel taking every call is drawn " << narrowing.what << " calls";
+  }
+}
+
+// The integer families (T5, Shaw) have neither dtype nor class: one cell, keyed int32 and exact;
+// learned has a dtype but no class: one cell per dtype, keyed exact.
+TEST(CaseGenerator, TheIntegerFamiliesHaveOneCellAndLearnedOnePerDtype) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  EXPECT_EQ(cell_of("cpu", Spec::parse("t5(buckets=32,max_distance=128)")), (CellKey{"cpu", "t5", "int32", "exact"}));
+  EXPECT_EQ(cell_of("cpu", Spec::parse("shaw(k=4)")), (CellKey{"cpu", "shaw", "int32", "exact"}));
+  EXPECT_EQ(cell_of("cpu", Spec::parse("learned(d=16,rows=64,dtype=bf16)")), (CellKey{"cpu", "learned", "bf16", "exact"}));
+  std::vector<Family> families;
+  std::set<Dtype> learned_dtypes;
+  for (const CaseCell& cell : campaign_cells(capabilities, {})) {
+    families.push_back(cell.family);
+    if (cell.family == Family::learned) learned_dtypes.insert(cell.dtype);
+  }
+  EXPECT_EQ(std::count(families.begin(), families.end(), Family::t5), 1);
+  EXPECT_EQ(std::count(families.begin(), families.end(), Family::shaw), 1);
+  EXPECT_EQ(std::count(families.begin(), families.end(), Family::learned), static_cast<std::ptrdiff_t>(capabilities.dtypes.size()));
+  EXPECT_EQ(learned_dtypes.size(), capabilities.dtypes.size());
+}
+
+// --spec gives one cell, its own dtype and class, which never rounds as a model (the spec says
+// where it rounds), and is drawn for a class (fp64-angle) or an ALiBi lowp-cache cell that the
+// campaign draws only where named.
+TEST(CaseGenerator, ASpecHasOneCellOfItsOwnDtypeAndClass) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  ASSERT_TRUE(capabilities.takes_rounding_keys) << "else no cell rounds as a model, with or without --spec";
+  for (const char* text : {"rope(d=64,dtype=fp16)", "sinusoidal(d=16,precision=fp64-angle)", "alibi(heads=8,precision=lowp-cache)"}) {
+    CaseFilters filters;
+    filters.spec = Spec::parse(text);
+    std::vector<CaseCell> cells;
+    ASSERT_NO_THROW(cells = campaign_cells(capabilities, filters)) << text;
+    ASSERT_EQ(cells.size(), 1u) << text;
+    EXPECT_EQ(cells[0].dtype, filters.spec->dtype) << text;
+    EXPECT_EQ(cells[0].precision, filters.spec->precision) << text;
+    EXPECT_FALSE(cells[0].model_rounding) << text;
+  }
+  // Unnamed, ALiBi has no lowp-cache cell: it has no cos/sin to cache.
+  for (const CaseCell& cell : campaign_cells(capabilities, {}))
+    EXPECT_FALSE(cell.family == Family::alibi && cell.precision == PrecisionClass::lowp_cache);
+}
+
+// Filters that leave no cell are refused up front, as is a --spec the kernel's pattern does not admit.
+TEST(CaseGenerator, FiltersThatLeaveNoCellAreRefused) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  const std::string no_case = "the filters (--spec, --family, --dtype, --precision) leave no case this backend supports";
+  CaseFilters t5_in_fp16;
+  t5_in_fp16.families = {Family::t5};
+  t5_in_fp16.dtypes = {Dtype::fp16};
+  EXPECT_EQ(refusal([&] { campaign_cells(capabilities, t5_in_fp16); }), no_case);
+  BackendCapabilities d64 = capabilities;
+  d64.patterns = {SpecPattern::parse("rope(d=64,dtype=fp32)")};
+  CaseFilters d128;
+  d128.spec = Spec::parse("rope(d=128,dtype=fp32)");
+  EXPECT_EQ(refusal([&] { campaign_cells(d64, d128); }), no_case);
+  d128.spec = Spec::parse("rope(d=64,dtype=fp32)");
+  EXPECT_EQ(refusal([&] { campaign_cells(d64, d128); }), "") << "the pattern admits d=64";
+}
+
+// A patterned kernel is drawn only specs of its pattern: the fixed keys as fixed, the choices
+// among their values.
+TEST(CaseGenerator, APatternedKernelIsDrawnOnlyItsPatternsSpecs) {
+  BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  capabilities.patterns = {SpecPattern::parse("rope(d=64|128,layout=*,dtype=bf16,precision=fp32-angle,theta=hf)")};
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, {});
+  std::set<int> ds;
+  for (std::uint64_t k = 0; k < 100; ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, {}, profile_named("ci"), capabilities);
+    ds.insert(c.spec.d);
+    EXPECT_EQ(c.spec.theta, ThetaRecipe::hf) << c.text();
+    EXPECT_EQ(c.spec.dtype, Dtype::bf16) << c.text();
+    EXPECT_EQ(c.spec.scaling.kind, PlanKind::none) << "a key the pattern does not name keeps its default: " << c.text();
+  }
+  EXPECT_EQ(ds, (std::set<int>{64, 128}));
+}
+
+// A pattern no spec can be made from, one whose cells the backend cannot serve, and one that
+// fails on some cells: each is named by pattern_problem, and backend_problem names the first.
+TEST(CaseGenerator, APatternTheCampaignCannotDrawFromIsNamed) {
+  BackendCapabilities three_classes = make_backend("cpu")->capabilities();
+  three_classes.precisions = {PrecisionClass::exact_angle, PrecisionClass::fp32_angle, PrecisionClass::lowp_cache};
+  EXPECT_EQ(pattern_problem(SpecPattern::parse("sinusoidal(d=16,precision=fp64-angle)"), three_classes),
+            "pattern 'sinusoidal(d=16,precision=fp64-angle)' allows none of the dtypes and classes the backend serves");
+  // hf's theta is a float32 recipe: the exact-angle cells cannot take it.
+  const std::string theta_hf = pattern_problem(SpecPattern::parse("rope(d=64,precision=*,theta=hf)"), three_classes);
+  EXPECT_NE(theta_hf.find("made no valid"), std::string::npos) << theta_hf;
+  EXPECT_NE(theta_hf.find("in 64 draws"), std::string::npos) << theta_hf;
+  EXPECT_TRUE(theta_hf.ends_with("(name the keys that depend on the fixed ones, or leave those free)")) << theta_hf;
+  EXPECT_EQ(pattern_problem(SpecPattern::parse("rope(d=64,precision=fp32-angle,theta=hf)"), three_classes), "");
+}
+
+// The specs each rotary family is drawn: rope every frequency plan, xPos none, linear and YaRN,
+// M-RoPE none and linear, 2D RoPE none; a partial rotation sometimes, but never for 2D RoPE.
+TEST(CaseGenerator, EachRotaryFamilyDrawsItsPlansAndPartialRotations) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  const std::set<PlanKind> every_plan(all_plans().begin(), all_plans().end());
+  const struct {
+    Family family;
+    std::set<PlanKind> plans;
+    bool partial;
+  } expected[] = {{Family::rope, every_plan, true},
+                  {Family::xpos, {PlanKind::none, PlanKind::linear, PlanKind::yarn}, true},
+                  {Family::mrope, {PlanKind::none, PlanKind::linear}, true},
+                  {Family::rope2d, {PlanKind::none}, false}};
+  for (const auto& [family, plans, partial] : expected) {
+    CaseFilters filters;
+    filters.families = {family};
+    const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+    std::set<PlanKind> drawn;
+    int partials = 0;
+    for (std::uint64_t k = 0; k < 400; ++k) {
+      const CaseDescription c = draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities);
+      drawn.insert(c.spec.scaling.kind);
+      partials += c.spec.rotary_dims() < c.spec.d;
+    }
+    EXPECT_EQ(drawn, plans) << family_name(family);
+    EXPECT_EQ(partials > 0, partial) << family_name(family) << ": " << partials << " partial rotations in 400";
+  }
+}
+
+// fp32-angle kernels form theta (ALiBi: its slopes) by one of their family's recipes: each case
+// draws one the spec allows, and over many cases more than one.
+TEST(CaseGenerator, Fp32AngleCasesDrawTheirFamilysRecipes) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.precisions = {PrecisionClass::fp32_angle};
+  filters.families = {Family::rope};
+  std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  std::set<ThetaRecipe> thetas;
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    const Spec spec = draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities).spec;
+    const std::vector<ThetaRecipe> allowed = theta_recipes(spec);
+    EXPECT_NE(std::find(allowed.begin(), allowed.end(), spec.theta), allowed.end()) << spec.canonical();
+    thetas.insert(spec.theta);
+  }
+  EXPECT_GT(thetas.size(), 1u);
+  filters.families = {Family::alibi};
+  cells = campaign_cells(capabilities, filters);
+  std::set<SlopeRecipe> slopes;
+  for (std::uint64_t k = 0; k < 200; ++k) slopes.insert(draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities).spec.slopes);
+  EXPECT_EQ(slopes, (std::set<SlopeRecipe>{SlopeRecipe::exact, SlopeRecipe::bloom, SlopeRecipe::mpt}));
+}
+
+// Half the learned calls have int64 ids, and half are a run of positions (the rest scattered).
+TEST(CaseGenerator, LearnedCallsAreDrawnInTheStatedShares) {
+  const BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+  CaseFilters filters;
+  filters.families = {Family::learned};
+  const std::vector<CaseCell> cells = campaign_cells(capabilities, filters);
+  constexpr int n = 2000;
+  int ids64 = 0, run = 0;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const CaseDescription c = draw_case(kSeed, k, cells, filters, profile_named("ci"), capabilities);
+    ids64 += c.ids64;
+    run += c.positions == PositionMode::run;
+  }
+  expect_share(ids64, n, 0.5, "int64 ids");
+  expect_share(run, n, 0.5, "a run of positions");
+}
+
+// `family(*)` leaves every key to the campaign: its first draw is the one a kernel without
+// patterns gets, so such a kernel is drawn exactly the cases our own kernels are.
+TEST(CaseGenerator, AKernelWhosePatternLeavesEveryKeyFreeIsDrawnAsOurOwn) {
+  const BackendCapabilities own = make_backend("cpu")->capabilities();
+  BackendCapabilities every_key_free = own;
+  every_key_free.patterns = {SpecPattern::parse("rope(*)")};
+  CaseFilters filters;
+  filters.families = {Family::rope};
+  const std::vector<CaseCell> own_cells = campaign_cells(own, filters), free_cells = campaign_cells(every_key_free, {});
+  ASSERT_EQ(own_cells.size(), free_cells.size());
+  for (std::uint64_t k = 0; k < 100; ++k)
+    EXPECT_EQ(draw_case(kSeed, k, free_cells, {}, profile_named("ci"), every_key_free).text(),
+              draw_case(kSeed, k, own_cells, filters, profile_named("ci"), own).text());
+}
+
+// A backend's problem is the first of its patterns' problems.
+TEST(CaseGenerator, ABackendsProblemIsItsFirstPatternsProblem) {
+  class Patterned final : public TensorBackend {
+   public:
+    explicit Patterned(std::vector<SpecPattern> patterns) : patterns_(std::move(patterns)) {}
+    std::string name() const override { return "patterned"; }
+    BackendCapabilities capabilities() const override {
+      BackendCapabilities capabilities = make_backend("cpu")->capabilities();
+      capabilities.patterns = patterns_;
+      return capabilities;
+    }
+    void run(KernelCall&) const override {}
+
+   private:
+    std::vector<SpecPattern> patterns_;
+  };
+  const SpecPattern good = SpecPattern::parse("rope(d=64,precision=fp32-angle,theta=hf)");
+  const SpecPattern bad = SpecPattern::parse("rope(d=64,precision=*,theta=hf)");
+  const std::string problem = pattern_problem(bad, Patterned({bad}).capabilities());
+  ASSERT_FALSE(problem.empty());
+  EXPECT_EQ(backend_problem(Patterned({good, bad})), problem);
+  EXPECT_EQ(backend_problem(Patterned({good})), "");
+}
+
 }  // namespace
 }  // namespace peconform::harness

@@ -149,5 +149,30 @@ TEST(ScreenedCosSin, OutsideItsDomainTheBinary128FormAnswers) {
   EXPECT_EQ(zero.sin, 0.0);
 }
 
+// Where cos or sin crosses zero (phi a multiple of pi/2, reduced to near 0, +-pi/2 or +-pi) the
+// value is below 2^-51 and so are the roundings of evaluating it: libm's error under one ulp of
+// it (2^-103), the correction's product and sum (2^-106, 2^-105), and the second-order term
+// |lo|^2 / 2 the correction leaves out (2^-105); together under 2^-102. The reduction adds its own
+// error (2^-99 stated for the double-double form, whose frequency is exact here; for the binary128
+// form, the roundings of p theta, of 2 pi and of turns 2 pi, each at most 2^-113 |phi|, under
+// 2^-111 |phi| together). The correction by lo is what keeps the value this close: hi alone
+// misses the reduced angle by |lo|, up to 2^-52 at +-pi.
+TEST(ScreenedCosSin, NearItsZerosCosOrSinIsAsCloseAsTheReductionAllows) {
+  const Wide half_pi = boost::math::constants::half_pi<Wide>();
+  for (const std::int64_t position : {std::int64_t{1}, std::int64_t{3}, std::int64_t{1} << 20})
+    for (int quarter_turns = 1; quarter_turns <= 64; ++quarter_turns) {
+      const Wide frequency = half_pi * Wide(quarter_turns) / Wide(position);
+      const ExactReal phi = ExactReal(static_cast<double>(position)) * exactly(frequency);
+      const double bound = 0x1p-99 + 0x1p-102 + 0x1p-111 * static_cast<double>(abs(phi));
+      const std::string what = fmt::format("p={} phi={} pi/2", position, quarter_turns);
+      const ExactReal exact_cos = cos(phi), exact_sin = sin(phi);
+      const bool cos_near_zero = abs(exact_cos) < ExactReal(0.5);
+      for (const ScreenedCosSin& cs : {screened_cos_sin(position, split_frequency(frequency)), screened_cos_sin(Wide(position) * frequency)}) {
+        const double off = static_cast<double>(cos_near_zero ? abs(ExactReal(cs.cos) - exact_cos) : abs(ExactReal(cs.sin) - exact_sin));
+        EXPECT_LE(off, bound) << what << (cos_near_zero ? ": cos" : ": sin");
+      }
+    }
+}
+
 }  // namespace
 }  // namespace peconform::harness
