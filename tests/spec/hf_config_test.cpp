@@ -661,5 +661,18 @@ TEST(HfConfig, ANonEmptyRopeScalingWinsOverRopeParameters) {
             "rope(d=64,base=10000,layout=half,scaling=linear(factor=2))");
 }
 
+// MptConfig maps num_attention_heads to n_heads (its attribute_map), so a config may give either.
+TEST(HfConfig, MptTakesItsHeadCountUnderEitherName) {
+  EXPECT_EQ(spec_of(R"({"model_type": "mpt", "d_model": 4096, "num_attention_heads": 24})"), "alibi(heads=24,mode=causal)");
+}
+
+// transformers' `if mscale and mscale_all_dim`: a zero mscale leaves both out too, whichever of
+// the two is zero.
+TEST(HfConfig, YarnMscaleOfZeroBesideANonzeroMscaleAllDimCountsNeither) {
+  EXPECT_EQ(spec_of(R"({"head_dim": 64, "max_position_embeddings": 16384, "rope_scaling": {"rope_type": "yarn", "factor": 4,
+                        "original_max_position_embeddings": 4096, "mscale": 0, "mscale_all_dim": 1.0}})"),
+            "rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=4096))");
+}
+
 }  // namespace
 }  // namespace peconform
