@@ -4,6 +4,7 @@
 // values of the original case's elements without drawing the rest. SplitMix64's finaliser
 // (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014) mixes
 // the counter; its constants are theirs.
+#include <algorithm>
 #include <cstdint>
 
 namespace peconform::harness {

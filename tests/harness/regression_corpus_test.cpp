@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -13,10 +14,12 @@
 namespace peconform::harness {
 namespace {
 
+const char* const kRopeCase = "rope(d=8,base=10000,layout=half) | batch=1 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001";
+
 TEST(RegressionCorpus, LoadsWhatItSaved) {
   const ScratchDir scratch;
   FailureRecord failure;
-  failure.case_text = "rope(d=8,base=10000,layout=half) | batch=1 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001";
+  failure.case_text = kRopeCase;
   failure.cell_family = "rope";
   failure.first.kind = "numeric";
   const std::filesystem::path file = save_regression(scratch.path(), "cpu", failure);
@@ -52,7 +55,7 @@ TEST(RegressionCorpus, ReadsOnlyItsJsonFilesInNameOrder) {
 TEST(RegressionCorpus, WritesEachFactUnderItsOwnKey) {
   const ScratchDir scratch;
   FailureRecord failure;
-  failure.case_text = "rope(d=8,base=10000,layout=half) | batch=1 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001";
+  failure.case_text = kRopeCase;
   failure.original_case = "rope(d=8,base=10000,layout=half) | batch=2 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001";
   failure.cell_family = "rope";
   failure.seed = 7;
@@ -111,7 +114,7 @@ TEST(RegressionCorpus, RefusesWhatIsNotARegressionDocument) {
 TEST(RegressionCorpus, NamesEachFileForItsFamilyAndCaseText) {
   const ScratchDir scratch;
   FailureRecord failure;
-  failure.case_text = "rope(d=8,base=10000,layout=half) | batch=1 seq=4 heads=1 kv_heads=0 seed=0x0000000000000001";
+  failure.case_text = kRopeCase;
   failure.cell_family = "rope";
   const std::filesystem::path first = save_regression(scratch.path(), "cpu", failure);
   EXPECT_EQ(save_regression(scratch.path(), "cpu", failure), first);
@@ -131,6 +134,29 @@ TEST(RegressionCorpus, NamesEachFileForItsFamilyAndCaseText) {
   failure.cell_family = "";
   const std::filesystem::path unnamed = save_regression(scratch.path(), "cpu", failure);
   EXPECT_EQ(unnamed.filename().string(), "case-" + second.filename().string().substr(5));
+}
+
+// A corpus outlives the version that saved it: a later version must give a case the name it was
+// saved under, or it saves the case again beside itself. The name is the family and, in 16 hex
+// digits, SplitMix64's finaliser chained over the case text's bytes from 0 (h = mix64(h ^ byte)),
+// as saved since the corpus began.
+TEST(RegressionCorpus, ACaseKeepsTheNameEarlierVersionsSavedItUnder) {
+  const ScratchDir scratch;
+  FailureRecord failure;
+  failure.case_text = kRopeCase;
+  failure.cell_family = "rope";
+  EXPECT_EQ(save_regression(scratch.path(), "cpu", failure).filename(), "rope-e570e49b5fde4077.json");
+}
+
+// A saved regression is a text file, ending in a newline like every file a repository keeps.
+TEST(RegressionCorpus, AFileEndsWithANewline) {
+  const ScratchDir scratch;
+  FailureRecord failure;
+  failure.case_text = kRopeCase;
+  std::ifstream in(save_regression(scratch.path(), "cpu", failure), std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
 }
 
 }  // namespace
