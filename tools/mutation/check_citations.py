@@ -25,7 +25,9 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TEST_START = re.compile(r"^\s*(?:TEST|TEST_F|TEST_P|RC_GTEST_PROP|RC_GTEST_FIXTURE_PROP)\(\s*(\w+)\s*,\s*(\w+)")
 CITATION = re.compile(r"\b(?:\w+/)?([A-Z]\w*)\.([A-Za-z_]\w*)\s*\(([\w./-]+\.(?:cpp|hpp)):([^)]*)\)")
-LINES = re.compile(r"(?:^|[,;:\s])(\d+)(?:-(\d+))?")
+LINES = re.compile(r"(\d+)(?:-(\d+))?")
+# A citation's line numbers: "12", "12-15", "12, :20", up to the first word ("1.5" is no line).
+HEAD = re.compile(r"\d+(?:-\d+)?(?![\w.])(?:\s*,\s*:?\d+(?:-\d+)?(?![\w.]))*")
 
 
 def test_spans(path, cache={}):
@@ -100,7 +102,7 @@ def check(checklist, fix):
                 if not (registered or helper):
                     problems.append(f"{where}: {file_name} has no test {suite}.{name}")
                 return citation.group(0)
-            head = re.match(r"[\d\s,:;-]*", rest).group(0).rstrip(" ,;")
+            head = match.group(0) if (match := HEAD.match(rest)) else ""
             outside = [n for n in cited_lines(head) if not any(first <= n <= last for first, last in spans)]
             if not outside:
                 return citation.group(0)
