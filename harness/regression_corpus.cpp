@@ -33,11 +33,12 @@ std::vector<SavedRegression> load_regressions(const std::filesystem::path& root,
   for (const std::filesystem::path& file : files) {
     std::ifstream in(file);
     const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
-    // Compared as JSON, not through value("format", ""), which throws when "format" is not a string.
-    if (json.is_discarded() || !json.is_object() || !json.contains("format") || json["format"] != kFormat ||
-        !json.contains("case") || !json["case"].is_string())
+    // Compared as JSON, not through value("format", ""), which throws when "format" is not a string;
+    // read with at(), which throws where operator[] of a const document has no key to read.
+    if (json.is_discarded() || !json.is_object() || !json.contains("format") || json.at("format") != kFormat ||
+        !json.contains("case") || !json.at("case").is_string())
       throw SpecError(fmt::format("regression file '{}' is not a {} document with a \"case\" string", file.string(), kFormat));
-    out.push_back({file, json["case"].get<std::string>()});
+    out.push_back({file, json.at("case").get<std::string>()});
   }
   return out;
 }

@@ -107,7 +107,7 @@ Manifest read_manifest(const std::filesystem::path& folder) {
     throw SpecError(fmt::format("'{}' has no {}: give the folder `peconform cases export --out` wrote", folder.string(), kManifestFile));
   const json document = json::parse(in, nullptr, false);
   if (document.is_discarded()) reader.fail("is not valid JSON");
-  if (!document.is_object() || !document.contains("format") || document["format"] != kManifestFormat)
+  if (!document.is_object() || !document.contains("format") || document.at("format") != kManifestFormat)
     reader.fail(fmt::format("is not a {} document (no \"format\": \"{}\")", kManifestFormat, kManifestFormat));
   Manifest manifest;
   manifest.spec = reader.field<std::string>(document, "spec", "the manifest");
