@@ -264,6 +264,11 @@ TEST_F(Manifest, WhatIsWrittenIsReadBackWithEachArraysNoteAndTheLayoutNote) {
   EXPECT_NE(note.find("contiguous C-order .npy"), std::string::npos) << note;
   EXPECT_NE(note.find("rotary q and k [batch, seq, heads, d]"), std::string::npos) << note;
   EXPECT_NE(note.find("'<u2'"), std::string::npos) << note;
+  // And every other family's arrays, whose shapes an author cannot guess from the file names.
+  for (const char* shape : {"learned table [rows, d] and its output [batch, seq, d]", "sinusoidal and xl tables [rows, d]",
+                            "ALiBi biases [heads, queries, keys]", "T5 and Shaw buckets [queries, keys] (int32)",
+                            "ids [axes, batch, seq]"})
+    EXPECT_NE(note.find(shape), std::string::npos) << shape << " is not in: " << note;
 }
 
 }  // namespace

@@ -119,7 +119,8 @@ TEST_F(NpyFile, RefusesWhatItDoesNotUnderstandNamingTheFile) {
   expect_refused("v9.npy", npy_bytes(9, 9, plain, 24), "version 9.9");
   expect_refused("fortran.npy", npy_bytes(1, 0, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", 24), "Fortran order");
   expect_refused("object.npy", npy_bytes(1, 0, "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", 16), "pickle");
-  expect_refused("big.npy", npy_bytes(1, 0, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", 24), "big-endian");
+  expect_refused("big.npy", npy_bytes(1, 0, "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", 24),
+                 "is big-endian (dtype '>f4'); save it as little-endian ('<f4')");
   expect_refused("structured.npy", npy_bytes(1, 0, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", 8),
                  "structured dtype");
   expect_refused("strings.npy", npy_bytes(1, 0, "{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }", 24), "'<U3'");
