@@ -442,6 +442,8 @@ TEST(ReportHtml, ThePositionChartsAxesGuideAndEndBinsStandWhereItsScalesPutThem)
   EXPECT_NE(rope.find("text-anchor=\"middle\">position (log scale)</text>"), std::string::npos) << rope;
   EXPECT_NE(rope.find(">worst error / bound (log scale)</text>"), std::string::npos) << rope;
   EXPECT_EQ(tick_exponents(rope, "end", "2"), (std::vector<int>{-15, -12, -9, -6, -3, 0})) << rope;
+  // Positions: a tick every fourth power of two, and the last bin's 2^31 at the axis' end.
+  EXPECT_EQ(tick_exponents(rope, "middle", "2"), (std::vector<int>{4, 8, 12, 16, 20, 24, 28, 31})) << rope;
   // The guide across the plot at log2 ratio 0: 2/18 of the 248 px height below the top at 16.
   const std::string y = fmt::format("{:.1f}", 16 + 248 * (2.0 / 18));
   EXPECT_NE(rope.find(fmt::format("<line x1=\"70.0\" y1=\"{0}\" x2=\"540.0\" y2=\"{0}\" stroke=\"#c53030\" stroke-dasharray=\"6 4\" "
