@@ -148,5 +148,49 @@ TEST(Generators, ValueKindsUseEachDtypesOwnSubnormalThreshold) {
   EXPECT_EQ(value_kinds({Wide(0), Wide(1)}, Dtype::fp64), "zero");
 }
 
+// Issue 51: the decoded bit patterns are values of their dtype. Every finite value of a binary
+// format is an integer multiple of its smallest subnormal 2^(emin - p) (emin the smallest normal
+// exponent, p the fraction bits) no larger than its largest finite value, so a pattern decoded
+// with a wrong scale or field width lands between them or past the largest.
+TEST(Generators, DrawnValuesAreValuesOfTheirDtype) {
+  constexpr int kFractionBits[] = {52, 23, 10, 7};  // fp64, fp32, fp16, bf16, in kDtypes' order
+  for (Dtype dtype : kDtypes) {
+    const DtypeRange range = range_of(dtype);
+    const Wide smallest_subnormal = range.smallest_normal * ldexp(Wide(1), -kFractionBits[static_cast<int>(dtype)]);
+    for (const std::vector<Wide>& drawn : sample(gen_values(dtype, 4, Finiteness::finite_only), 10, 1000))
+      for (const Wide& value : drawn) {
+        const Wide units = value / smallest_subnormal;
+        ASSERT_EQ(units, trunc(units)) << dtype_text(dtype) << ": " << static_cast<double>(value);
+        ASSERT_LE(abs(value), range.largest) << dtype_text(dtype);
+      }
+  }
+}
+
+// Issue 51: the position edges, where rounding to float32 and the int32 range change behaviour.
+// The edges share weight 2 of gen_position's 10, at most six of them, so each is drawn with
+// probability at least 1/30 per draw: 2000 draws miss one with probability (29/30)^2000 < e^-67.
+TEST(Generators, EveryPositionEdgeUnderTheLimitIsDrawn) {
+  const std::int64_t two_24 = std::int64_t{1} << 24;
+  for (std::int64_t limit : {kLargestPosition, two_24}) {
+    const std::vector<std::int64_t> positions = sample(gen_position(limit), 10, 2000);
+    for (std::int64_t edge : {std::int64_t{0}, std::int64_t{1}, two_24 - 1, two_24, two_24 + 1, kLargestPosition}) {
+      if (edge > limit) continue;
+      EXPECT_NE(std::find(positions.begin(), positions.end(), edge), positions.end()) << "edge " << edge << " under " << limit;
+    }
+  }
+}
+
+TEST(Generators, PositionBandTagsSplitAtTwoToTheTenthAndTwentyFourth) {
+  const std::int64_t two_10 = std::int64_t{1} << 10, two_24 = std::int64_t{1} << 24;
+  EXPECT_EQ(position_band(0), "0");
+  EXPECT_EQ(position_band(1), "<2^10");
+  EXPECT_EQ(position_band(-two_24), "<2^31");  // by magnitude: negated positions too
+  EXPECT_EQ(position_band(two_10 - 1), "<2^10");
+  EXPECT_EQ(position_band(two_10), "<2^24");
+  EXPECT_EQ(position_band(two_24 - 1), "<2^24");
+  EXPECT_EQ(position_band(two_24), "<2^31");
+  EXPECT_EQ(position_band(kLargestPosition), "<2^31");
+}
+
 }  // namespace
 }  // namespace peconform

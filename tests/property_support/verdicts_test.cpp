@@ -8,18 +8,14 @@
 #include <limits>
 
 #include "properties/checks.hpp"
+#include "property_support/evaluations.hpp"
 
 namespace peconform {
 namespace {
 
-const Wide kInfinity = std::numeric_limits<Wide>::infinity();
+using support_test::evaluation, support_test::kInfinity;
 
 Site test_site() { return Site{"test relation", "test case", "element 0", "(none)", Dtype::fp64}; }
-
-// An evaluation of rope(d=4) with the given values and bounds.
-Evaluation evaluation(std::vector<Wide> values, std::vector<Wide> bounds) {
-  return Evaluation{Spec::parse("rope(d=4,layout=interleaved)"), Point{}, {}, std::move(values), std::move(bounds)};
-}
 
 // Runs `body` as a property through check_case(); true when RapidCheck passed it.
 bool property_passes(const std::function<void()>& body) {
