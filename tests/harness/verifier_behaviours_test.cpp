@@ -17,15 +17,10 @@
 #include "harness/escalation.hpp"
 #include "harness/verifier.hpp"
 #include "precision/error_model.hpp"
+#include "ran_on_cpu.hpp"
 
 namespace peconform::harness {
 namespace {
-
-KernelCall ran(const std::string& text) {
-  KernelCall call = materialize(CaseDescription::parse(text));
-  make_backend("cpu")->run(call);
-  return call;
-}
 
 std::string kind_of(const CaseVerdict& verdict) { return verdict.first_failure ? verdict.first_failure->kind : "none"; }
 

@@ -14,15 +14,10 @@
 #include "harness/case_description.hpp"
 #include "harness/escalation.hpp"
 #include "harness/verifier.hpp"
+#include "ran_on_cpu.hpp"
 
 namespace peconform::harness {
 namespace {
-
-KernelCall ran(const std::string& text) {
-  KernelCall call = materialize(CaseDescription::parse(text));
-  make_backend("cpu")->run(call);
-  return call;
-}
 
 const std::string kRope =
     "rope(d=64,base=10000,layout=half,dtype=fp32) | batch=2 seq=50 heads=4 order=bhsd pad=2 place=out ids=int64 "
