@@ -10,8 +10,9 @@ properties and planted bugs are tests registered at run time (testing::RegisterT
 file that registers tests a name is also found when a source of the catalog or of its tests
 (properties/, tests/properties/) spells it as a string, and its lines are not checked. A file
 that defines no test (a helper the test calls, a property's source) is cited for a line the test
-reaches; there the name must be a test of some file under tests/, and the lines are not checked. --fix writes each test's first line in place of a citation
-whose lines lie outside it, which keeps the row true where the assertion it pointed at has moved.
+reaches; there the name must be a test of some file under tests/, and the lines are not checked.
+--fix writes each test's first line in place of a citation whose lines lie outside it, which
+keeps the row true where the assertion it pointed at has moved.
 
   /usr/bin/python3 tools/mutation/check_citations.py [--fix] [CHECKLIST...]   (default: every checklist)
 
