@@ -34,6 +34,17 @@ std::uint64_t logical_elements(const KernelCall& call) {
   return count;
 }
 
+// The CPU's outputs for `text` pass, every element bounded, and the same outputs claimed under
+// `other`, a spec that differs in the one behaviour a test holds, fail.
+void expect_held_to_its_own_spec(const std::string& text, const std::string& other) {
+  KernelCall call = ran(text);
+  const CaseVerdict verdict = verify_call(call);
+  EXPECT_FALSE(verdict.failed()) << text << ": " << kind_of(verdict);
+  EXPECT_EQ(verdict.stats.bounded_elements, logical_elements(call)) << text;
+  call.spec = Spec::parse(other);
+  EXPECT_TRUE(verify_call(call).failed()) << other;
+}
+
 // mrope and rope2d are rotary families: every element of theirs is checked against its bound,
 // each pair at the position of its own axis (t, h or w; x or y), and a wrong one fails. Were
 // the family not routed to the rotary verifier, the call would check its guards and nothing else.
@@ -363,13 +374,8 @@ TEST(SignFailure, ANegatedEntryOrOutputFailsAsSign) {
 // Under order=cos-sin the sinusoid holds the cosine first and the sine second: the CPU's cos-sin
 // table passes, and the same table claimed as sin-cos fails.
 TEST(TableVerifier, ACosSinTableHoldsTheSineSecond) {
-  const std::string text = "sinusoidal(d=16,base=10000,layout=interleaved,order=cos-sin,dtype=fp32) | seq=6 offset=3 seed=3";
-  KernelCall call = ran(text);
-  const CaseVerdict verdict = verify_call(call);
-  EXPECT_FALSE(verdict.failed()) << kind_of(verdict);
-  EXPECT_EQ(verdict.stats.bounded_elements, logical_elements(call));
-  call.spec = Spec::parse("sinusoidal(d=16,base=10000,layout=interleaved,dtype=fp32)");
-  EXPECT_TRUE(verify_call(call).failed());
+  expect_held_to_its_own_spec("sinusoidal(d=16,base=10000,layout=interleaved,order=cos-sin,dtype=fp32) | seq=6 offset=3 seed=3",
+                              "sinusoidal(d=16,base=10000,layout=interleaved,dtype=fp32)");
 }
 
 // A sinusoid row is binned at the position its entries are of, the spec's offset (fairseq's
@@ -453,24 +459,16 @@ TEST(TableVerifier, AnUnwrittenBiasPastTheDtypesRangeStillFails) {
 // rope's rotation direction is the spec's sign: the CPU's outputs under sign=-1 pass it, and the
 // same outputs claimed under sign=1 fail.
 TEST(RotaryVerifier, TurnsEachPairTheWayTheSpecsSignSays) {
-  KernelCall call = ran("rope(d=32,base=10000,layout=half,sign=-1,dtype=fp32) | batch=1 seq=8 heads=2 offset=100 seed=5");
-  const CaseVerdict verdict = verify_call(call);
-  EXPECT_FALSE(verdict.failed()) << kind_of(verdict);
-  EXPECT_EQ(verdict.stats.bounded_elements, logical_elements(call));
-  call.spec = Spec::parse("rope(d=32,base=10000,layout=half,dtype=fp32)");
-  EXPECT_TRUE(verify_call(call).failed());
+  expect_held_to_its_own_spec("rope(d=32,base=10000,layout=half,sign=-1,dtype=fp32) | batch=1 seq=8 heads=2 offset=100 seed=5",
+                              "rope(d=32,base=10000,layout=half,dtype=fp32)");
 }
 
 // YaRN scales cos and sin by its attention factor, 0.1 ln(4) + 1 = 1.139 at factor 4 (DESIGN.md
 // section 3): the CPU's outputs pass, and the same outputs claimed without YaRN (factor 1) fail.
 TEST(RotaryVerifier, HoldsYarnsOutputsToItsAttentionFactor) {
-  KernelCall call = ran("rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=2048),dtype=fp32) | batch=1 seq=8 "
-                        "heads=2 offset=3000 seed=5");
-  const CaseVerdict verdict = verify_call(call);
-  EXPECT_FALSE(verdict.failed()) << kind_of(verdict);
-  EXPECT_EQ(verdict.stats.bounded_elements, logical_elements(call));
-  call.spec = Spec::parse("rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=2048,attention=1),dtype=fp32)");
-  EXPECT_TRUE(verify_call(call).failed());
+  expect_held_to_its_own_spec("rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=2048),dtype=fp32) | batch=1 seq=8 "
+                              "heads=2 offset=3000 seed=5",
+                              "rope(d=64,base=10000,layout=half,scaling=yarn(factor=4,orig=2048,attention=1),dtype=fp32)");
 }
 
 // A pass-through dim (d=9, rot=8: dim 8) whose input is a NaN: any NaN passes (a copy through a
